@@ -1,0 +1,196 @@
+"""The `tfenv` command: a thin Click group. Each command parses, calls one function, prints.
+
+Commands are imported only when run, so `tfenv --help` stays fast (no docker, rich or jinja2 import).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from builder import __version__
+from builder.errors import TfenvError
+
+# name -> ("module:attribute", one-line help). Help is written here so listing commands imports nothing.
+COMMANDS = {
+    "matrix": ("builder.cli:matrix_cmd", "Show the version matrix (table, --json or --yaml)."),
+    "show": ("builder.cli:show_cmd", "Everything about one environment, with its image tags."),
+    "render": ("builder.cli:render_cmd", "Render the Dockerfiles from matrix.yaml (--check for drift)."),
+    "lock": ("builder.cli:lock_cmd", "Resolve each environment's full pin set into locks/."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return list(COMMANDS)
+
+    def get_command(self, ctx, name):
+        if name not in COMMANDS:
+            return None
+        module, _, attr = COMMANDS[name][0].partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else None
+        if name and name not in COMMANDS and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name, COMMANDS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx, formatter):
+        rows = [(name, help_) for name, (_, help_) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tfenv")
+@click.option("--matrix", "matrix_path", type=click.Path(dir_okay=False), envvar="TFENV_MATRIX",
+              help="Use this matrix file instead of the packaged matrix.yaml.")
+@click.pass_context
+def cli(ctx, matrix_path):
+    """Known-good TensorFlow 2.2-2.9 GPU environments, and why your machine fails."""
+    ctx.obj = {"matrix_path": matrix_path}
+
+
+def load_matrix(ctx: click.Context):
+    from builder import matrix
+
+    return matrix.load(ctx.find_root().obj.get("matrix_path"))
+
+
+def main(argv=None):
+    """Entry point: known problems become one line on stderr and an exit code, never a traceback."""
+    try:
+        cli.main(args=argv, prog_name="tfenv", standalone_mode=False)
+    except TfenvError as exc:
+        click.echo(f"tfenv: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("tfenv: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("tfenv: interrupted", err=True)
+        sys.exit(130)
+
+
+# --- matrix, show, render, lock: light commands that live here ------------------------------
+
+
+def _env_names_arg(f):
+    return click.argument("envs", nargs=-1, metavar="[ENV]...")(f)
+
+
+@click.command("matrix")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.option("--yaml", "as_yaml", is_flag=True, help="Print as YAML.")
+@click.pass_context
+def matrix_cmd(ctx, as_json, as_yaml):
+    from builder import describe
+
+    m = load_matrix(ctx)
+    if as_json or as_yaml:
+        click.echo(describe.dump(describe.matrix_dict(m), "json" if as_json else "yaml"), nl=False)
+    else:
+        describe.print_matrix_table(m)
+
+
+@click.command("show")
+@click.argument("env")
+@click.option("--os", "os_name", help="Only this OS variant.")
+@click.option("--repo", help="Image repository for the tags (default: from the matrix).")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_context
+def show_cmd(ctx, env, os_name, repo, as_json):
+    from builder import describe
+
+    m = load_matrix(ctx)
+    info = describe.env_dict(m, m.env(env), repo or m.image.repo, os_name)
+    if as_json:
+        click.echo(describe.dump(info, "json"), nl=False)
+    else:
+        describe.print_env(info)
+
+
+@click.command("render")
+@_env_names_arg
+@click.option("--all", "all_", is_flag=True, help="Every environment (the default when none is named).")
+@click.option("--os", "os_name", help="Only this OS variant.")
+@click.option("--out", type=click.Path(file_okay=False), help="Write under this folder instead of the checkout.")
+@click.option("--check", is_flag=True, help="Fail when the committed renders differ from matrix.yaml.")
+@click.pass_context
+def render_cmd(ctx, envs, all_, os_name, out, check):
+    from pathlib import Path
+
+    from builder import paths, render
+
+    m = load_matrix(ctx)
+    targets = _select_targets(m, envs, os_name)
+    rendered = render.render_all(m, targets)
+    if check:
+        root = Path(out) if out else (paths.checkout_root() or paths.data_root())
+        problems = render.check(rendered, root)
+        if envs or os_name:  # a partial check cannot tell which other renders are stale
+            problems = [p for p in problems if not p.endswith("stale (no matrix entry renders it)")]
+        for problem in problems:
+            click.echo(f"drift: {problem}", err=True)
+        if problems:
+            raise TfenvError(f"{len(problems)} rendered file(s) differ from matrix.yaml: run `tfenv render`")
+        click.echo(f"{len(rendered)} Dockerfiles match matrix.yaml")
+        return
+    root = Path(out) if out else paths.checkout_root()
+    if root is None:
+        raise TfenvError("not in a tfenv checkout: pass --out DIR to choose where the Dockerfiles go")
+    for path in render.write(rendered, root):
+        click.echo(str(path))
+
+
+@click.command("lock")
+@_env_names_arg
+@click.option("--jupyter/--no-jupyter", default=True, help="Also resolve the Jupyter stage's lock.")
+@click.pass_context
+def lock_cmd(ctx, envs, jupyter):
+    from builder import lock, paths
+
+    m = load_matrix(ctx)
+    wanted = set(envs) or set(m.envs)
+    for name in wanted:
+        m.env(name)  # unknown names fail with the nearest match
+    root = (paths.checkout_root() or paths.data_root()) / "locks"
+    for target in lock.lock_targets(m):
+        if target.env.name not in wanted:
+            continue
+        click.echo(str(lock.resolve(target, m, False, root)))
+        if jupyter:
+            click.echo(str(lock.resolve(target, m, True, root)))
+
+
+def _select_targets(m, envs, os_name):
+    if os_name and os_name not in m.os:
+        from builder.matrix import UnknownEnvError, _unknown
+
+        raise UnknownEnvError(_unknown("OS variant", os_name, m.os))
+    names = list(envs) or list(m.envs)
+    targets = []
+    for name in names:
+        env = m.env(name)
+        for variant in env.os:
+            if os_name in (None, variant):
+                targets.append(m.target(name, variant))
+    if not targets:
+        raise TfenvError(f"no environment among {', '.join(names)} has the OS variant {os_name}")
+    return targets
+
+
+if __name__ == "__main__":
+    main()

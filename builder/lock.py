@@ -1,0 +1,117 @@
+"""Pin sets: resolve each environment's full Python package set as of its lock_date.
+
+A lock is the complete, exact list an image installs (pip --no-deps), so the same image comes out next
+year. Resolution uses uv's --exclude-newer so unpinned dependencies are taken as they were when the TF
+release was current; today's numpy 2 or protobuf 4 would break the old TF lines at import.
+"""
+
+from __future__ import annotations
+
+import datetime
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from builder import paths
+from builder.errors import TfenvError
+from builder.matrix import Matrix, Target
+
+
+class LockError(TfenvError):
+    """A lock is missing or cannot be resolved; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Lock:
+    path: Path
+    pins: tuple[tuple[str, str], ...]  # (name, version), sorted by name
+
+    def requirements(self) -> list[str]:
+        return [f"{name}=={version}" for name, version in self.pins]
+
+    def version_of(self, name: str) -> str | None:
+        wanted = _normalize(name)
+        return next((v for n, v in self.pins if _normalize(n) == wanted), None)
+
+
+def lock_name(target: Target, jupyter: bool = False) -> str:
+    return f"{target.env.name}-py{target.python}{'-jupyter' if jupyter else ''}.txt"
+
+
+def lock_path(target: Target, jupyter: bool = False, root: Path | None = None) -> Path:
+    return (root or paths.locks_dir()) / lock_name(target, jupyter)
+
+
+def read(target: Target, jupyter: bool = False, root: Path | None = None) -> Lock:
+    path = lock_path(target, jupyter, root)
+    if not path.is_file():
+        raise LockError(f"no lock {path.name} for {target.key}: run `tfenv lock {target.env.name}`")
+    return parse(path)
+
+
+def parse(path: Path) -> Lock:
+    pins = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name, sep, version = line.partition("==")
+        if not sep or not name or not version:
+            raise LockError(f"{path.name}:{number}: expected 'name==version', got {line!r}")
+        pins.append((name.strip(), version.strip()))
+    return Lock(path, tuple(sorted(pins, key=lambda p: _normalize(p[0]))))
+
+
+def _normalize(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def requirements_for(target: Target, matrix: Matrix, jupyter: bool = False) -> list[str]:
+    """The top-level requirements a lock is resolved from."""
+    env = target.env
+    reqs = [f"tensorflow=={env.tensorflow}"] + [f"{n}=={v}" for n, v in sorted(env.pins.items())]
+    if jupyter:
+        reqs += list(matrix.jupyter_packages)
+    return reqs
+
+
+def resolve(target: Target, matrix: Matrix, jupyter: bool = False, root: Path | None = None) -> Path:
+    """Resolve one lock with uv and write it; the jupyter lock is constrained by the base lock."""
+    uv = shutil.which("uv")
+    if not uv:
+        raise LockError("`tfenv lock` needs uv: pip install 'tfenv[dev]' (or pip install uv)")
+    out = lock_path(target, jupyter, root)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # --exclude-newer is exclusive: take everything published up to the end of lock_date.
+    cutoff = datetime.date.fromisoformat(target.env.lock_date) + datetime.timedelta(days=1)
+    with tempfile.TemporaryDirectory() as tmp:
+        req = Path(tmp) / "requirements.in"
+        req.write_text("\n".join(requirements_for(target, matrix, jupyter)) + "\n", encoding="utf-8")
+        cmd = [
+            uv, "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",
+            "--python-version", target.python, "--python-platform", "x86_64-manylinux_2_17",
+            "--exclude-newer", cutoff.isoformat(),
+        ]
+        if jupyter:
+            cmd += ["--constraint", str(lock_path(target, False, root))]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or ["uv failed"])[-1]
+        raise LockError(f"cannot resolve {out.name}: {last}")
+    header = (
+        f"# tfenv lock for {target.env.name} on Python {target.python}{' with Jupyter' if jupyter else ''},\n"
+        f"# resolved from matrix.yaml as of {target.env.lock_date} by `tfenv lock`. Do not edit.\n"
+    )
+    pins = [line for line in result.stdout.splitlines() if line and not line.startswith("#")]
+    out.write_text(header + "\n".join(pins) + "\n", encoding="utf-8")
+    return out
+
+
+def lock_targets(matrix: Matrix) -> list[Target]:
+    """One target per (environment, Python): variants that share a Python share a lock."""
+    seen: dict[tuple[str, str], Target] = {}
+    for target in matrix.targets():
+        seen.setdefault((target.env.name, target.python), target)
+    return list(seen.values())

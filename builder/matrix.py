@@ -1,0 +1,422 @@
+"""Load and validate matrix.yaml into frozen dataclasses.
+
+Every error names the file, the key path and what was expected, in one line.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from builder import paths
+from builder.errors import TfenvError
+
+
+class MatrixError(TfenvError):
+    """matrix.yaml is not valid; the message is one line, ready for the user."""
+
+
+class UnknownEnvError(MatrixError):
+    """An environment or OS variant name that the matrix does not know."""
+
+
+@dataclass(frozen=True)
+class OsVariant:
+    name: str
+    family: str  # "ubuntu" or "debian"
+    base_image: str
+    python: str
+    packages: dict[str, str]
+    nvidia_repo: str | None = None
+
+
+@dataclass(frozen=True)
+class UbuntuCuda:
+    repos: dict[str, str]  # OS variant -> NVIDIA apt repository
+    lib_dirs: tuple[str, ...]
+    packages: dict[str, str]
+    ml_repo: bool = False  # cuDNN 7 lives only in NVIDIA's deprecated machine-learning repository
+
+
+@dataclass(frozen=True)
+class DebianCuda:
+    packages: dict[str, str]
+    pip: dict[str, str]
+    cudnn: str
+
+
+@dataclass(frozen=True)
+class CudaStack:
+    version: str  # "11.2"
+    full: str  # "11.2.2"
+    cudnn: str  # cuDNN from NVIDIA's apt repository, e.g. "8.1.1"
+    driver_min: dict[str, str]
+    ubuntu: UbuntuCuda | None
+    debian: DebianCuda | None
+
+    def families(self) -> tuple[str, ...]:
+        return tuple(f for f, v in (("ubuntu", self.ubuntu), ("debian", self.debian)) if v)
+
+
+@dataclass(frozen=True)
+class Shim:
+    link: str
+    to: str
+
+
+@dataclass(frozen=True)
+class Env:
+    name: str
+    tensorflow: str
+    python_min: str
+    python_max: str
+    cuda: CudaStack
+    cudnn: str  # what TF was built against, major.minor
+    sonames: tuple[str, ...]
+    optional_sonames: tuple[str, ...]
+    shims: tuple[Shim, ...]
+    os: tuple[str, ...]
+    pins: dict[str, str]
+    lock_date: str
+
+    @property
+    def tf_short(self) -> str:
+        """'2.9' for TF 2.9.3."""
+        return ".".join(self.tensorflow.split(".")[:2])
+
+    def supports_python(self, python: str) -> bool:
+        return _vkey(self.python_min) <= _vkey(python) <= _vkey(self.python_max)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One buildable image: an environment on one OS variant."""
+
+    env: Env
+    os: OsVariant
+
+    @property
+    def python(self) -> str:
+        return self.os.python
+
+    @property
+    def cudnn_version(self) -> str:
+        """The cuDNN actually installed on this variant."""
+        if self.os.family == "debian":
+            return self.env.cuda.debian.cudnn
+        return self.env.cuda.cudnn
+
+    @property
+    def key(self) -> str:
+        return f"{self.env.name}/{self.os.name}"
+
+
+@dataclass(frozen=True)
+class ImageSettings:
+    repo: str
+    user: str
+    uid: int
+    venv: str
+    workdir: str
+
+
+@dataclass(frozen=True)
+class Matrix:
+    path: Path
+    image: ImageSettings
+    os: dict[str, OsVariant]
+    cuda: dict[str, CudaStack]
+    envs: dict[str, Env]
+    jupyter_packages: tuple[str, ...]
+    default_os: dict[str, str] = field(default_factory=dict)
+
+    def env(self, name: str) -> Env:
+        if name not in self.envs:
+            raise UnknownEnvError(_unknown("environment", name, self.envs))
+        return self.envs[name]
+
+    def target(self, env_name: str, os_name: str | None = None) -> Target:
+        env = self.env(env_name)
+        os_name = os_name or env.os[0]
+        if os_name not in env.os:
+            raise UnknownEnvError(
+                f"{env_name} has no OS variant {os_name!r} (it has: {', '.join(env.os)})"
+            )
+        return Target(env, self.os[os_name])
+
+    def targets(self) -> list[Target]:
+        return [Target(env, self.os[o]) for env in self.envs.values() for o in env.os]
+
+
+def _unknown(what: str, name: str, known) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown {what} {name!r}{hint} (known: {', '.join(known)})"
+
+
+def _vkey(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split("."))
+
+
+# --- validation helpers: each takes the key path so errors can say where ---------------------
+
+
+class _Checker:
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, path: str, message: str):
+        raise MatrixError(f"{self.source}: {path}: {message}")
+
+    def mapping(self, value: Any, path: str, required=(), optional=()) -> dict:
+        if not isinstance(value, dict):
+            self.fail(path, f"expected a mapping, got {_type_name(value)}")
+        for key in required:
+            if key not in value:
+                self.fail(f"{path}.{key}" if path else key, "missing required key")
+        allowed = set(required) | set(optional)
+        for key in value:
+            if key not in allowed:
+                close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                self.fail(f"{path}.{key}" if path else str(key), f"unknown key{hint}")
+        return value
+
+    def string(self, value: Any, path: str) -> str:
+        if not isinstance(value, str) or not value:
+            self.fail(path, f"expected a non-empty string, got {_type_name(value)}")
+        return value
+
+    def version(self, value: Any, path: str) -> str:
+        text = self.string(value, path)
+        if not all(p.isdigit() for p in text.split(".")):
+            self.fail(path, f"expected a version like '1.2.3', got {text!r}")
+        return text
+
+    def strings(self, value: Any, path: str) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            self.fail(path, f"expected a list, got {_type_name(value)}")
+        return tuple(self.string(v, f"{path}[{i}]") for i, v in enumerate(value))
+
+    def str_map(self, value: Any, path: str) -> dict[str, str]:
+        self.mapping(value, path, optional=value.keys() if isinstance(value, dict) else ())
+        return {str(k): self.string(v, f"{path}.{k}") for k, v in value.items()}
+
+    def one_of(self, value: Any, path: str, known, what: str) -> str:
+        text = self.string(value, path)
+        if text not in known:
+            self.fail(path, _unknown(what, text, known))
+        return text
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), f"a {type(value).__name__}"
+    )
+
+
+# --- parsing ------------------------------------------------------------------------------------
+
+
+def load(path: Path | str | None = None) -> Matrix:
+    """Read and validate a matrix file (the packaged matrix.yaml by default)."""
+    import yaml  # lazy: keeps `tfenv --help` fast
+
+    path = Path(path) if path else paths.matrix_file()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise MatrixError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path.name}:{mark.line + 1}:{mark.column + 1}" if mark else path.name
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise MatrixError(f"{where}: invalid YAML: {problem}") from None
+    return parse(data, path)
+
+
+def parse(data: Any, path: Path) -> Matrix:
+    c = _Checker(path.name)
+    top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"))
+    if top["schema"] != 1:
+        c.fail("schema", f"expected 1, got {top['schema']!r}")
+    image = _parse_image(c, top["image"])
+    os_variants = {
+        name: _parse_os(c, name, v) for name, v in c.mapping(top["os"], "os", optional=top["os"] or ()).items()
+    }
+    sonames = {
+        name: _parse_sonames(c, name, v)
+        for name, v in c.mapping(top["sonames"], "sonames", optional=top["sonames"] or ()).items()
+    }
+    cuda = {
+        str(name): _parse_cuda(c, str(name), v, os_variants)
+        for name, v in c.mapping(top["cuda"], "cuda", optional=top["cuda"] or ()).items()
+    }
+    jupyter = c.mapping(top["jupyter"], "jupyter", required=("packages",))
+    envs_raw = c.mapping(top["envs"], "envs", optional=top["envs"] or ())
+    if not envs_raw:
+        c.fail("envs", "expected at least one environment")
+    envs = {name: _parse_env(c, name, v, os_variants, sonames, cuda) for name, v in envs_raw.items()}
+    return Matrix(
+        path=path,
+        image=image,
+        os=os_variants,
+        cuda=cuda,
+        envs=envs,
+        jupyter_packages=c.strings(jupyter["packages"], "jupyter.packages"),
+    )
+
+
+def _parse_image(c: _Checker, raw: Any) -> ImageSettings:
+    m = c.mapping(raw, "image", required=("repo", "user", "uid", "venv", "workdir"))
+    if not isinstance(m["uid"], int) or isinstance(m["uid"], bool) or m["uid"] <= 0:
+        c.fail("image.uid", f"expected a positive integer, got {_type_name(m['uid'])}")
+    return ImageSettings(
+        repo=c.string(m["repo"], "image.repo"),
+        user=c.string(m["user"], "image.user"),
+        uid=m["uid"],
+        venv=c.string(m["venv"], "image.venv"),
+        workdir=c.string(m["workdir"], "image.workdir"),
+    )
+
+
+def _parse_os(c: _Checker, name: str, raw: Any) -> OsVariant:
+    p = f"os.{name}"
+    m = c.mapping(raw, p, required=("family", "base_image", "python", "packages"), optional=("nvidia_repo",))
+    family = c.one_of(m["family"], f"{p}.family", ("ubuntu", "debian"), "OS family")
+    if family == "ubuntu" and "nvidia_repo" not in m:
+        c.fail(f"{p}.nvidia_repo", "missing required key (Ubuntu variants install CUDA from NVIDIA's repository)")
+    return OsVariant(
+        name=name,
+        family=family,
+        base_image=c.string(m["base_image"], f"{p}.base_image"),
+        python=c.version(m["python"], f"{p}.python"),
+        packages=c.str_map(m["packages"], f"{p}.packages"),
+        nvidia_repo=m.get("nvidia_repo"),
+    )
+
+
+def _parse_sonames(c: _Checker, name: str, raw: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    p = f"sonames.{name}"
+    m = c.mapping(raw, p, required=("required",), optional=("optional",))
+    required = c.strings(m["required"], f"{p}.required")
+    for i, so in enumerate(required):
+        if ".so." not in so:
+            c.fail(f"{p}.required[{i}]", f"expected a soname like 'libcudart.so.11.0', got {so!r}")
+    return required, c.strings(m.get("optional", []), f"{p}.optional")
+
+
+def _parse_cuda(c: _Checker, version: str, raw: Any, os_variants: dict[str, OsVariant]) -> CudaStack:
+    p = f"cuda.{version}"
+    c.version(version, p)
+    m = c.mapping(raw, p, required=("full", "cudnn", "driver_min"), optional=("ubuntu", "debian"))
+    driver = c.mapping(
+        m["driver_min"], f"{p}.driver_min", required=("linux", "windows"), optional=("compat_linux", "compat_windows")
+    )
+    for key, value in driver.items():
+        c.version(value, f"{p}.driver_min.{key}")
+    ubuntu = debian = None
+    if "ubuntu" in m:
+        u = c.mapping(m["ubuntu"], f"{p}.ubuntu", required=("repos", "lib_dirs", "packages"), optional=("ml_repo",))
+        repos = c.str_map(u["repos"], f"{p}.ubuntu.repos")
+        for os_name in repos:
+            c.one_of(os_name, f"{p}.ubuntu.repos.{os_name}", os_variants, "OS variant")
+        if not isinstance(u.get("ml_repo", False), bool):
+            c.fail(f"{p}.ubuntu.ml_repo", f"expected a boolean, got {_type_name(u['ml_repo'])}")
+        ubuntu = UbuntuCuda(
+            repos,
+            c.strings(u["lib_dirs"], f"{p}.ubuntu.lib_dirs"),
+            c.str_map(u["packages"], f"{p}.ubuntu.packages"),
+            u.get("ml_repo", False),
+        )
+    if "debian" in m:
+        d = c.mapping(m["debian"], f"{p}.debian", required=("packages", "pip", "cudnn"))
+        debian = DebianCuda(
+            c.str_map(d["packages"], f"{p}.debian.packages"),
+            c.str_map(d["pip"], f"{p}.debian.pip"),
+            c.version(d["cudnn"], f"{p}.debian.cudnn"),
+        )
+    if not ubuntu and not debian:
+        c.fail(p, "expected an 'ubuntu' or 'debian' section saying where the libraries come from")
+    return CudaStack(
+        version=version,
+        full=c.version(m["full"], f"{p}.full"),
+        cudnn=c.version(m["cudnn"], f"{p}.cudnn"),
+        driver_min=dict(driver),
+        ubuntu=ubuntu,
+        debian=debian,
+    )
+
+
+_ENV_KEYS = ("tensorflow", "python", "cuda", "cudnn", "sonames", "os", "pins", "lock_date")
+
+
+def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
+    p = f"envs.{name}"
+    m = c.mapping(raw, p, required=_ENV_KEYS, optional=("shims",))
+    py = c.mapping(m["python"], f"{p}.python", required=("min", "max"))
+    cuda_version = c.one_of(str(m["cuda"]) if isinstance(m["cuda"], (int, float)) else m["cuda"],
+                            f"{p}.cuda", cuda, "CUDA version")
+    stack = cuda[cuda_version]
+    cudnn = c.version(m["cudnn"], f"{p}.cudnn")
+    _check_cudnn(c, f"{p}.cudnn", cudnn, stack)
+    soname_set = c.one_of(m["sonames"], f"{p}.sonames", sonames, "soname set")
+    os_names = c.strings(m["os"], f"{p}.os")
+    env = Env(
+        name=name,
+        tensorflow=c.version(m["tensorflow"], f"{p}.tensorflow"),
+        python_min=c.version(py["min"], f"{p}.python.min"),
+        python_max=c.version(py["max"], f"{p}.python.max"),
+        cuda=stack,
+        cudnn=cudnn,
+        sonames=sonames[soname_set][0],
+        optional_sonames=sonames[soname_set][1],
+        shims=tuple(_parse_shim(c, f"{p}.shims[{i}]", s) for i, s in enumerate(m.get("shims", []))),
+        os=os_names,
+        pins=c.str_map(m["pins"], f"{p}.pins"),
+        lock_date=_date(c, m["lock_date"], f"{p}.lock_date"),
+    )
+    for i, os_name in enumerate(os_names):
+        where = f"{p}.os[{i}]"
+        variant = os_variants[c.one_of(os_name, where, os_variants, "OS variant")]
+        if variant.family == "ubuntu" and (not stack.ubuntu or os_name not in stack.ubuntu.repos):
+            c.fail(where, f"CUDA {stack.version} has no NVIDIA repository for {os_name}")
+        if variant.family == "debian" and not stack.debian:
+            c.fail(where, f"CUDA {stack.version} has no Debian packages (only CUDA 11.2 is in bullseye)")
+        if not env.supports_python(variant.python):
+            c.fail(where, f"{os_name} has Python {variant.python}, outside TF {env.tensorflow}'s "
+                          f"{env.python_min}-{env.python_max}")
+    return env
+
+
+def _check_cudnn(c: _Checker, path: str, wanted: str, stack: CudaStack) -> None:
+    """TF accepts a cuDNN of the same major version whose minor is at least its build's."""
+    installed = [stack.cudnn] + ([stack.debian.cudnn] if stack.debian else [])
+    for have in installed:
+        if _vkey(have)[0] != _vkey(wanted)[0] or _vkey(have)[:2] < _vkey(wanted)[:2]:
+            c.fail(path, f"TF needs cuDNN {wanted}.x with the same major version; CUDA {stack.version} "
+                         f"installs cuDNN {have}")
+
+
+def _parse_shim(c: _Checker, path: str, raw: Any) -> Shim:
+    m = c.mapping(raw, path, required=("link", "to"))
+    return Shim(c.string(m["link"], f"{path}.link"), c.string(m["to"], f"{path}.to"))
+
+
+def _date(c: _Checker, value: Any, path: str) -> str:
+    import datetime
+
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    text = c.string(value, path)
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        c.fail(path, f"expected a date like '2022-12-31', got {text!r}")
+    return text

@@ -1,0 +1,125 @@
+"""Render Dockerfiles from the matrix with Jinja2 (StrictUndefined: a missing value is an error).
+
+Rendered files are committed under dockerfiles/ENV/OS/Dockerfile so anyone can `docker build` without
+tfenv; `check` reports every file that differs from what the matrix renders today.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from builder import lock, paths, tags
+from builder.matrix import Matrix, Target
+
+# pip in each venv is upgraded to this release first: bionic's venv pip (9.x) cannot install
+# manylinux2010 wheels. 23.0.1 supports every Python the matrix uses (3.8, 3.9).
+PIP_VERSION = "23.0.1"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    relpath: str  # relative to the data root, e.g. dockerfiles/tf29/debian11/Dockerfile
+    text: str
+
+
+def _jinja(templates: Path):
+    import jinja2  # lazy: keeps `tfenv --help` fast
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def dockerfile_relpath(target: Target) -> str:
+    return f"dockerfiles/{target.env.name}/{target.os.name}/Dockerfile"
+
+
+def ld_library_path(target: Target) -> str:
+    """The driver folders the NVIDIA runtime mounts, then the CUDA folders ldconfig does not cover."""
+    dirs = ["/usr/local/nvidia/lib", "/usr/local/nvidia/lib64"]
+    if target.os.family == "ubuntu":
+        dirs += list(target.env.cuda.ubuntu.lib_dirs)
+    return ":".join(dirs)
+
+
+def cudnn_lib_dir(target: Target, matrix: Matrix) -> str:
+    return f"{matrix.image.venv}/lib/python{target.python}/site-packages/nvidia/cudnn/lib"
+
+
+def shim_dir(target: Target) -> str:
+    """Where compatibility links go: a folder the loader searches on this variant."""
+    if target.os.family == "ubuntu":
+        return target.env.cuda.ubuntu.lib_dirs[0]
+    return "/usr/lib/x86_64-linux-gnu"
+
+
+def context(target: Target, matrix: Matrix, locks_root: Path | None = None) -> dict:
+    base_lock = lock.read(target, False, locks_root)
+    jupyter_lock = lock.read(target, True, locks_root)
+    base_pins = set(base_lock.requirements())
+    debian = target.os.family == "debian"
+    return {
+        "env": target.env,
+        "os": target.os,
+        "cuda": target.env.cuda,
+        "image": matrix.image,
+        "nvidia_repo": target.env.cuda.ubuntu.repos[target.os.name] if not debian else "",
+        "cudnn_version": target.cudnn_version,
+        "cudnn_pip": target.env.cuda.debian.pip if debian else {},
+        "cudnn_lib_dir": cudnn_lib_dir(target, matrix),
+        "ld_library_path": ld_library_path(target),
+        "shim_dir": shim_dir(target),
+        "pip_version": PIP_VERSION,
+        "lock": base_lock.requirements(),
+        "lock_file": base_lock.path.name,
+        # The Jupyter stage installs only what the base stage does not have yet.
+        "jupyter_lock": [r for r in jupyter_lock.requirements() if r not in base_pins],
+        "jupyter_lock_file": jupyter_lock.path.name,
+        "tags": tags.image_refs(target, matrix.image.repo),
+        "labels": tags.labels(target),
+    }
+
+
+def render_target(target: Target, matrix: Matrix, locks_root: Path | None = None) -> Rendered:
+    env = _jinja(paths.dockerfile_templates())
+    text = env.get_template("Dockerfile.j2").render(**context(target, matrix, locks_root))
+    return Rendered(dockerfile_relpath(target), text)
+
+
+def render_all(matrix: Matrix, targets: list[Target] | None = None) -> list[Rendered]:
+    return [render_target(t, matrix) for t in (targets or matrix.targets())]
+
+
+def write(rendered: list[Rendered], out: Path) -> list[Path]:
+    written = []
+    for item in rendered:
+        path = out / item.relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(item.text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def check(rendered: list[Rendered], root: Path, prefixes: tuple[str, ...] = ("dockerfiles/",)) -> list[str]:
+    """Paths that differ from the render, are missing, or are stale renders no target produces."""
+    problems = []
+    expected = {item.relpath for item in rendered}
+    for item in rendered:
+        path = root / item.relpath
+        if not path.is_file():
+            problems.append(f"{item.relpath}: missing")
+        elif path.read_text(encoding="utf-8") != item.text:
+            problems.append(f"{item.relpath}: differs from matrix.yaml")
+    for prefix in prefixes:
+        folder = root / prefix
+        for path in sorted(folder.rglob("Dockerfile")) if folder.is_dir() else []:
+            rel = path.relative_to(root).as_posix()
+            if "templates/" not in rel and rel not in expected:
+                problems.append(f"{rel}: stale (no matrix entry renders it)")
+    return problems

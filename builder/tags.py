@@ -1,0 +1,42 @@
+"""Image names: one immutable tag that states the content, plus the short alias."""
+
+from __future__ import annotations
+
+from builder.matrix import Target
+
+
+def content_tag(target: Target) -> str:
+    """e.g. 2.9.3-gpu-cuda11.2-cudnn8.1-py3.9-ubuntu20.04"""
+    cudnn = ".".join(target.cudnn_version.split(".")[:2])
+    return (
+        f"{target.env.tensorflow}-gpu-cuda{target.env.cuda.version}-cudnn{cudnn}"
+        f"-py{target.python}-{target.os.name}"
+    )
+
+
+def alias_tag(target: Target) -> str:
+    """tf29 for the environment's first (default) OS variant, tf29-debian11 for the others."""
+    if target.os.name == target.env.os[0]:
+        return target.env.name
+    return f"{target.env.name}-{target.os.name}"
+
+
+def image_refs(target: Target, repo: str, jupyter: bool = False) -> list[str]:
+    """repo:content-tag and repo:alias (with -jupyter for the Jupyter stage), content tag first."""
+    suffix = "-jupyter" if jupyter else ""
+    return [f"{repo}:{content_tag(target)}{suffix}", f"{repo}:{alias_tag(target)}{suffix}"]
+
+
+def labels(target: Target) -> dict[str, str]:
+    """The io.tfenv.* labels: what the image claims to be, read back by `tfenv test`."""
+    env = target.env
+    return {
+        "io.tfenv.env": env.name,
+        "io.tfenv.os": target.os.name,
+        "io.tfenv.tensorflow": env.tensorflow,
+        "io.tfenv.python": target.python,
+        "io.tfenv.cuda": env.cuda.full,
+        "io.tfenv.cudnn": target.cudnn_version,
+        "io.tfenv.sonames": ",".join(env.sonames),
+        "io.tfenv.driver-min-linux": env.cuda.driver_min["linux"],
+    }
