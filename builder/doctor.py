@@ -100,7 +100,7 @@ class Host:
         exts = [""] + [".exe", ".bat", ".cmd"] if self.platform == "windows" else [""]
         for folder in self.env_list("PATH"):
             for ext in exts:
-                candidate = os.path.join(folder, name + ext)
+                candidate = os.path.join(self.path(folder), name + ext)
                 if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
                     return candidate
         return None
@@ -391,8 +391,15 @@ def find_lib(name: str, search: LibSearch, host: Host) -> Found:
         if hit:
             found.elsewhere.append(_join(host, folder, name))
         found.instead += alts
-    found.instead = [p for p in _unique(found.instead) if not _unversioned(p)]
+    found.instead = _sonames_only(p for p in _unique(found.instead) if not _unversioned(p))
     return found
+
+
+def _sonames_only(paths) -> List[str]:
+    """Drop libcudart.so.10.2.89 when libcudart.so.10.2 (the name a loader asks for) is there too."""
+    paths = list(paths)
+    names = {_basename(p) for p in paths}
+    return [p for p in paths if not any(_basename(p).startswith(n + ".") for n in names)]
 
 
 def _join(host: Host, folder: str, name: str) -> str:
@@ -536,7 +543,8 @@ def fitting_envs(facts: dict, host: Host, search: LibSearch) -> List[str]:
     fits = []
     for name in env_order(facts):
         shims = {s["link"]: (s["to"], name) for s in facts["envs"][name].get("shims", [])}
-        libs = [n for n, req in wanted_libs(facts, name, host) if req and not n.startswith(("libcuda.", "nvcuda"))]
+        libs = [n for n, req in wanted_libs(facts, name, host)
+                if req and n not in DRIVER_LIBS and not n.lower().startswith(PROFILER_ONLY)]
         win = host.platform == "windows"
         if all(on_disk(n) or (_shim_for(n, shims, win) and on_disk(_shim_for(n, shims, win)[0])) for n in libs):
             fits.append(name)
