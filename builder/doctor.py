@@ -577,6 +577,7 @@ def check_libraries(facts: dict, env: str, host: Host) -> List[Check]:
             check = _library_check(f, host, search, shims, win, e)
             if name.lower().startswith(PROFILER_ONLY):
                 check.status, check.message = WARN, check.message + " (only the profiler loads it)"
+                check.fix = f"to profile, install CUDA {e['cuda_full']}'s CUPTI (TensorFlow runs without it)"
             checks.append(check)
     if absent:
         checks.append(Check("lib:missing", FAIL, f"not found anywhere: {', '.join(absent)}",
