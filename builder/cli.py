@@ -19,6 +19,7 @@ COMMANDS = {
     "show": ("builder.cli:show_cmd", "Everything about one environment, with its image tags."),
     "render": ("builder.cli:render_cmd", "Render the Dockerfiles from matrix.yaml (--check for drift)."),
     "lock": ("builder.cli:lock_cmd", "Resolve each environment's full pin set into locks/."),
+    "doctor": ("builder.cmd_doctor:command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
 }
 
 
