@@ -154,13 +154,14 @@ def test_bake_stages_and_args_exist_in_the_dockerfile_templates(bake):
         assert set(t["args"]) <= args, f"{name}: args {set(t['args']) - args} are not ARGs of the Dockerfile"
 
 
-def test_bake_oci_labels_equal_the_rendered_dockerfile_labels(bake):
-    # tf22/ubuntu18.04 renders from the locks committed today; the labels code is the same for all.
-    target = MATRIX.target("tf22", "ubuntu18.04")
-    text = render.render_target(target, MATRIX).text
-    block = re.search(r"^LABEL (.*?)(?=^\S)", text, re.MULTILINE | re.DOTALL).group(1)
-    dockerfile_labels = dict(re.findall(r'([\w.-]+)="([^"]*)"', block))
-    assert dockerfile_labels == bake["target"]["tf22-ubuntu18-04"]["labels"]
+@pytest.mark.parametrize("env,os_name", PAIRS, ids=[f"{e}/{o}" for e, o in PAIRS])
+def test_bake_labels_equal_the_rendered_dockerfile_labels(bake, env, os_name):
+    text = render.render_target(MATRIX.target(env, os_name), MATRIX).text
+    blocks = re.findall(r"^LABEL (.*?)(?=^\S)", text, re.MULTILINE | re.DOTALL)
+    base = dict(re.findall(r'([\w.-]+)="([^"]*)"', blocks[0]))
+    jupyter = {**base, **dict(re.findall(r'([\w.-]+)="([^"]*)"', blocks[1]))}
+    assert base == bake["target"][_name(env, os_name)]["labels"]
+    assert jupyter == bake["target"][_name(env, os_name) + "-jupyter"]["labels"]
 
 
 def test_bake_groups(bake):
