@@ -20,6 +20,8 @@ COMMANDS = {
     "render": ("builder.cli:render_cmd", "Render the Dockerfiles from matrix.yaml (--check for drift)."),
     "lock": ("builder.cli:lock_cmd", "Resolve each environment's full pin set into locks/."),
     "doctor": ("builder.cmd_doctor:command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
+    "ci": ("builder.cmd_ci:ci", "CI matrices from matrix.yaml (`ci matrix --json` for GitHub Actions)."),
+    "bake": ("builder.cmd_ci:bake", "A buildx bake file: every image as a parallel target (-o docker-bake.json)."),
 }
 
 
