@@ -70,7 +70,10 @@ def load_matrix(ctx: click.Context):
 def main(argv=None):
     """Entry point: known problems become one line on stderr and an exit code, never a traceback."""
     try:
-        cli.main(args=argv, prog_name="tfenv", standalone_mode=False)
+        # Without standalone mode Click returns a command's ctx.exit() code instead of exiting.
+        rc = cli.main(args=argv, prog_name="tfenv", standalone_mode=False)
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
     except TfenvError as exc:
         click.echo(f"tfenv: error: {exc}", err=True)
         sys.exit(exc.exit_code)
@@ -141,7 +144,9 @@ def render_cmd(ctx, envs, all_, os_name, out, check):
     targets = _select_targets(m, envs, os_name)
     rendered = render.render_all(m, targets)
     if check:
-        root = Path(out) if out else (paths.checkout_root() or paths.data_root())
+        root = Path(out) if out else paths.checkout_root()
+        if root is None:
+            raise TfenvError("not in a tfenv checkout: pass --out DIR holding the rendered dockerfiles/")
         problems = render.check(rendered, root)
         if envs or os_name:  # a partial check cannot tell which other renders are stale
             problems = [p for p in problems if not p.endswith("stale (no matrix entry renders it)")]
