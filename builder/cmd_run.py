@@ -57,6 +57,10 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
                 raise TfenvError(f"{flag} only applies with --jupyter")
     elif command:
         raise TfenvError("--jupyter runs Jupyter itself: drop the command after --")
+    else:
+        from builder import jupyter as jupyter_mod
+
+        bind = jupyter_mod.check_bind(bind)
     # Parse everything the user typed before touching Docker, so typos fail fast.
     mounts = [run.parse_volume(v) for v in volumes]
     environment = [run.parse_env(e) for e in env_vars]
@@ -121,7 +125,6 @@ def _build_jupyter(m, target, repo: str, hint: str) -> None:
 def _jupyter(c, image, spec, bind: str, port, detach: bool) -> int:
     from builder import jupyter
 
-    bind = jupyter.check_bind(bind)
     if jupyter.is_public(bind):
         click.echo(
             f"tfenv: warning: --bind {bind} publishes Jupyter beyond this machine: anyone on the network "

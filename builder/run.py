@@ -62,20 +62,25 @@ class RunSpec:
     interactive: bool = False
 
 
-def parse_volume(value: str) -> Mount:
-    """HOST:CONTAINER[:ro|rw]; the host path must exist (no silent named volumes), C:\\x drive colons allowed."""
+def split_volume(value: str) -> Tuple[str, str, str]:
+    """HOST:CONTAINER[:ro|rw] -> (host, container, mode); a leading C:\\ or C:/ is a drive, not a separator."""
     drive, rest = "", value
     if _DRIVE.match(value):
         drive, rest = value[:2], value[2:]
     parts = rest.split(":")
-    if len(parts) not in (2, 3) or not parts[0] and not drive or not parts[1]:
+    if len(parts) not in (2, 3) or not (drive + parts[0]) or not parts[1]:
         raise BadOption(f"-v {value}: expected HOST:CONTAINER or HOST:CONTAINER:ro")
-    host, container = drive + parts[0], parts[1]
     mode = parts[2] if len(parts) == 3 else "rw"
     if mode not in ("ro", "rw"):
         raise BadOption(f"-v {value}: the mode must be ro or rw, not {mode!r}")
-    if not container.startswith("/"):
-        raise BadOption(f"-v {value}: the container path {container!r} must be absolute (start with /)")
+    if not parts[1].startswith("/"):
+        raise BadOption(f"-v {value}: the container path {parts[1]!r} must be absolute (start with /)")
+    return drive + parts[0], parts[1], mode
+
+
+def parse_volume(value: str) -> Mount:
+    """A checked bind mount; the host path must exist (docker would silently create a named volume or a dir)."""
+    host, container, mode = split_volume(value)
     host = os.path.abspath(os.path.expanduser(host))
     if not os.path.exists(host):
         raise BadOption(f"-v {value}: the host path {host} does not exist")
