@@ -79,12 +79,12 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
             command = ["bash"]
 
     c = dockerhost.client()
+    use_gpu, reason = dockerhost.resolve_gpus(c, gpus)
     ref = tags.image_refs(target, repo, jupyter=jupyter)[1]
     hint = f"tfenv build {env} --os {target.os.name}" + (" --jupyter" if jupyter else "")
     if jupyter and build and not _has_image(c, ref):
         _build_jupyter(m, target, repo, hint)
     image = dockerhost.require_image(c, ref, hint)
-    use_gpu, reason = dockerhost.resolve_gpus(c, gpus)
     if not use_gpu and gpus == "auto":
         click.echo(f"tfenv: running without a GPU: {reason}", err=True)
 
@@ -93,11 +93,12 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
         volumes=mounts, environment=environment, gpu=use_gpu, name=name, interactive=interactive,
         kind="jupyter" if jupyter else "run",
     )
+    # sys.exit, not ctx.exit: Click's non-standalone main() returns ctx.exit codes instead of exiting.
     if jupyter:
-        ctx.exit(_jupyter(c, image, spec, bind, port, detach))
+        sys.exit(_jupyter(c, image, spec, bind, port, detach))
     if interactive:
-        ctx.exit(run.run_interactive(spec))
-    ctx.exit(run.run_streaming(c, spec))
+        sys.exit(run.run_interactive(spec))
+    sys.exit(run.run_streaming(c, spec))
 
 
 def _has_image(c, ref: str) -> bool:

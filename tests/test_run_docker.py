@@ -136,3 +136,15 @@ def test_missing_image_says_how_to_build(client):
                           "tfenv-test/none", "--jupyter"], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=str(ROOT)), stdin=subprocess.DEVNULL)
     assert "build it with `tfenv build tf29 --os debian11 --jupyter`" in res.stderr
+
+
+def test_gpus_all_without_nvidia_runtime_names_the_fix(client):
+    if dockerhost.has_nvidia_runtime(client):
+        pytest.skip("this daemon has the NVIDIA runtime")
+    res = subprocess.run([sys.executable, "-m", "builder.cli", "run", "tf29", "--gpus", "all", "--", "true"],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                         stdin=subprocess.DEVNULL)
+    assert res.returncode == 2
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith("tfenv: error: --gpus all, but this Docker daemon has no NVIDIA runtime: ")
+    assert "nvidia-container-toolkit" in line and "WSL 2" in line
