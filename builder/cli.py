@@ -22,6 +22,9 @@ COMMANDS = {
     "doctor": ("builder.cmd_doctor:command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
     "ci": ("builder.cmd_ci:ci", "CI matrices from matrix.yaml (`ci matrix --json` for GitHub Actions)."),
     "bake": ("builder.cmd_ci:bake", "A buildx bake file: every image as a parallel target (-o docker-bake.json)."),
+    "run": ("builder.cmd_run:run_cmd", "Run a command, a shell or Jupyter in an environment's image."),
+    "ps": ("builder.cmd_run:ps_cmd", "List the containers tfenv run started (with Jupyter URLs)."),
+    "stop": ("builder.cmd_run:stop_cmd", "Stop and remove containers tfenv run started."),
 }
 
 
