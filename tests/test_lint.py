@@ -35,3 +35,12 @@ def test_hadolint(dockerfile):
     result = subprocess.run([_tool("hadolint"), "--config", str(ROOT / ".hadolint.yaml"), str(dockerfile)],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+SCRIPTS = [ROOT / ".ci" / "run", *sorted((ROOT / "scripts").glob("*"))]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_shellcheck_project_scripts(script):
+    result = subprocess.run([_tool("shellcheck"), str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
