@@ -22,6 +22,8 @@ COMMANDS = {
     "doctor": ("builder.cmd_doctor:command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
     "ci": ("builder.cmd_ci:ci", "CI matrices from matrix.yaml (`ci matrix --json` for GitHub Actions)."),
     "bake": ("builder.cmd_ci:bake", "A buildx bake file: every image as a parallel target (-o docker-bake.json)."),
+    "build": ("builder.cmd_build:build_cmd", "Build and tag an environment's image (--jupyter, --push)."),
+    "base": ("builder.cmd_build:base_cmd", "Create the debian11 base image from debootstrap (no registry)."),
 }
 
 
