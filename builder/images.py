@@ -25,6 +25,8 @@ DEBIAN_BASE_TAG = "tfenv/debian:bullseye"
 
 _STEP = re.compile(r"^Step (\d+)/(\d+) : (.*)$")
 _RUNNING = re.compile(r"^ ---> Running in ([0-9a-f]{12,64})$")
+_LAYER = re.compile(r"^ ---> [0-9a-f]{12,64}$")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # the daemon colours a step's stderr
 
 
 class BuildFailed(TfenvError):
@@ -67,7 +69,10 @@ class StageResult:
     cacheable: int = 0  # of those, the ones that can come from the layer cache (not FROM, not a global ARG)
     cached: int = 0  # layer cache hits
     seconds: float = 0.0
+    new_layers: list[str] = field(default_factory=list)  # layers this build made (not cache hits)
     stages_seen: int = field(default=0, repr=False)
+    _step_cached: bool = field(default=False, repr=False)
+    _step_from: bool = field(default=False, repr=False)
 
 
 @dataclass
@@ -218,7 +223,8 @@ def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str 
                 pending += event["stream"]
                 *lines, pending = pending.split("\n")
                 for line in lines:
-                    current = _stream_line(line.split("\r")[-1], display, result, containers, current)
+                    line = _ANSI.sub("", line).split("\r")[-1]
+                    current = _stream_line(line, display, result, containers, current)
             elif "status" in event and "id" in event:
                 detail = event.get("progressDetail") or {}
                 display.download(event["id"], event["status"], detail.get("current"), detail.get("total"))
@@ -247,7 +253,9 @@ def _stream_line(line: str, display: Display, result: StageResult, containers: l
     if step:
         current = (int(step.group(1)), int(step.group(2)), step.group(3))
         result.steps += 1
-        if current[2].upper().startswith("FROM "):
+        result._step_cached = False
+        result._step_from = current[2].upper().startswith("FROM ")
+        if result._step_from:
             result.stages_seen += 1
         elif result.stages_seen:
             result.cacheable += 1
@@ -258,7 +266,11 @@ def _stream_line(line: str, display: Display, result: StageResult, containers: l
         containers.append(running.group(1))
     elif line.strip() == "---> Using cache":
         result.cached += 1
+        result._step_cached = True
         display.cached()
+    elif _LAYER.match(line):
+        if not (result._step_cached or result._step_from):
+            result.new_layers.append(line.split()[-1])
     elif line.startswith((" ---> ", "Removing intermediate container", "Successfully built",
                           "Successfully tagged")):
         pass  # the daemon's bookkeeping, not the step's output
@@ -302,6 +314,23 @@ def remove_containers(ids: list[str]) -> list[str]:
                 break
             except DockerException:
                 time.sleep(0.5)
+    return removed
+
+
+def remove_layers(c, layer_ids: list[str]) -> int:
+    """Remove layers a build made that nothing uses any more (a stage's cache); the number removed.
+
+    Layers under a tagged image or another layer are refused by the daemon (conflict) and stay.
+    """
+    from docker.errors import DockerException
+
+    removed = 0
+    for layer in reversed(layer_ids):
+        try:
+            c.images.remove(layer, noprune=False)
+            removed += 1
+        except DockerException:
+            pass
     return removed
 
 
