@@ -70,6 +70,7 @@ class StageResult:
     cached: int = 0  # layer cache hits
     seconds: float = 0.0
     new_layers: list[str] = field(default_factory=list)  # layers this build made (not cache hits)
+    cached_steps: list[str] = field(default_factory=list)  # the instructions that were cache hits
     stages_seen: int = field(default=0, repr=False)
     _step_cached: bool = field(default=False, repr=False)
     _step_from: bool = field(default=False, repr=False)
@@ -267,6 +268,7 @@ def _stream_line(line: str, display: Display, result: StageResult, containers: l
     elif line.strip() == "---> Using cache":
         result.cached += 1
         result._step_cached = True
+        result.cached_steps.append(current[2])
         display.cached()
     elif _LAYER.match(line):
         if not (result._step_cached or result._step_from):
