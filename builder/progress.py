@@ -29,7 +29,8 @@ class Display:
 
     def step(self, number: int, total: int, instruction: str) -> None:
         self.tail.clear()  # the tail shown on failure belongs to the failing step only
-        self._print(f"[{number}/{total}] {instruction}")
+        short = instruction if len(instruction) <= 160 else instruction[:157] + "..."
+        self._print(f"[{number}/{total}] {short}")
 
     def cached(self) -> None:
         self._print("      cached")
