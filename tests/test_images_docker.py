@@ -5,6 +5,7 @@ Every image and container here carries the label io.tfenv.test=<unique> and is r
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -14,6 +15,7 @@ import time
 import uuid
 
 import pytest
+from docker.errors import ImageNotFound
 
 from builder import dockerhost, images, progress
 from builder.errors import TfenvError
@@ -49,7 +51,8 @@ def label(client):
     # Untagged layers of a failed build; newest (children) first.
     leftovers = client.images.list(all=True, filters={"label": f"io.tfenv.test={value}"})
     for img in sorted(leftovers, key=lambda i: i.attrs["Created"], reverse=True):
-        client.images.remove(img.id, force=True)
+        with contextlib.suppress(ImageNotFound):  # already gone with its child
+            client.images.remove(img.id, force=True)
 
 
 def dockerfile(label, *steps):
