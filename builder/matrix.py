@@ -45,6 +45,7 @@ class DebianCuda:
     packages: dict[str, str]
     pip: dict[str, str]
     cudnn: str
+    path_exclude: tuple[str, ...] = ()  # dpkg path-exclude globs: package files another layer provides
 
 
 @dataclass(frozen=True)
@@ -336,11 +337,12 @@ def _parse_cuda(c: _Checker, version: str, raw: Any, os_variants: dict[str, OsVa
             u.get("ml_repo", False),
         )
     if "debian" in m:
-        d = c.mapping(m["debian"], f"{p}.debian", required=("packages", "pip", "cudnn"))
+        d = c.mapping(m["debian"], f"{p}.debian", required=("packages", "pip", "cudnn"), optional=("path_exclude",))
         debian = DebianCuda(
             c.str_map(d["packages"], f"{p}.debian.packages"),
             c.str_map(d["pip"], f"{p}.debian.pip"),
             c.version(d["cudnn"], f"{p}.debian.cudnn"),
+            c.strings(d.get("path_exclude", []), f"{p}.debian.path_exclude"),
         )
     if not ubuntu and not debian:
         c.fail(p, "expected an 'ubuntu' or 'debian' section saying where the libraries come from")
