@@ -19,6 +19,7 @@ COMMANDS = {
     "show": ("builder.cli:show_cmd", "Everything about one environment, with its image tags."),
     "render": ("builder.cli:render_cmd", "Render the Dockerfiles from matrix.yaml (--check for drift)."),
     "lock": ("builder.cli:lock_cmd", "Resolve each environment's full pin set into locks/."),
+    "wsl": ("builder.cmd_wsl:wsl_cmd", "Write the WSL2 setup script for one environment (--windows: PowerShell)."),
 }
 
 
