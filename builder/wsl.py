@@ -16,8 +16,10 @@ from builder.render import PIP_VERSION, Rendered, _jinja
 BASH_NAME = "install.sh"
 POWERSHELL_NAME = "setup.ps1"
 
-# Meta packages that pull a Linux NVIDIA driver into WSL, which hides the Windows driver (FACTS §5).
-_DRIVER_PACKAGES = re.compile(r"^(cuda|cuda-\d+-\d+|cuda-drivers.*|nvidia-driver.*|libnvidia-compute.*|nvidia-kernel.*)$")
+# Meta packages that pull a Linux NVIDIA driver into WSL, which hides the Windows driver (FACTS section 5).
+_DRIVER_PACKAGES = re.compile(
+    r"^(cuda|cuda-\d+-\d+|cuda-drivers.*|nvidia-driver.*|libnvidia-compute.*|nvidia-kernel.*)$"
+)
 
 
 class WslError(TfenvError):
@@ -106,6 +108,7 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
         "apt_packages": apt_packages,
         "ml_repo": (not pip_route) and stack.ubuntu.ml_repo,
         "driver_min": driver_min(matrix, env),
+        "wsl_driver_min": matrix.wsl.driver_min_windows,
         "windows_build_min": matrix.wsl.windows_build_min,
         "bash_name": BASH_NAME,
     }
@@ -136,7 +139,7 @@ def render_all(matrix: Matrix, envs: list[str] | None = None) -> list[Rendered]:
     return out
 
 
-def check(matrix: Matrix, root: Path, envs: list[str] | None = None) -> list[str]:
+def check_renders(matrix: Matrix, root: Path, envs: list[str] | None = None) -> list[str]:
     """Drift in the committed wsl/ renders (used by `tfenv render --check`)."""
     rendered = render_all(matrix, envs)
     problems = []
@@ -154,3 +157,27 @@ def check(matrix: Matrix, root: Path, envs: list[str] | None = None) -> list[str
             if not rel.startswith("wsl/templates/") and rel not in expected:
                 problems.append(f"{rel}: stale (no matrix entry renders it)")
     return problems
+
+
+def write(rendered: list[Rendered], root: Path) -> list[Path]:
+    """Write renders with LF line ends on every OS (the bash script runs inside Linux)."""
+    written = []
+    for item in rendered:
+        path = root / item.relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(item.text)
+        if item.relpath.endswith(".sh"):
+            path.chmod(0o755)
+        written.append(path)
+    return written
+
+
+def render_hook(matrix: Matrix, root: Path, envs: list[str], check: bool) -> tuple[list[str], list[Path]]:
+    """What `tfenv render` does for wsl/: (drift problems, written paths). A tree without a wsl/ folder
+    (a Dockerfile-only copy) is left alone."""
+    if not (root / "wsl").is_dir():
+        return [], []
+    if check:
+        return check_renders(matrix, root, envs or None), []
+    return [], write(render_all(matrix, envs or None), root)
