@@ -19,6 +19,12 @@ COMMANDS = {
     "show": ("builder.cli:show_cmd", "Everything about one environment, with its image tags."),
     "render": ("builder.cli:render_cmd", "Render the Dockerfiles from matrix.yaml (--check for drift)."),
     "lock": ("builder.cli:lock_cmd", "Resolve each environment's full pin set into locks/."),
+    "doctor": ("builder.cmd_doctor:command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
+    "ci": ("builder.cmd_ci:ci", "CI matrices from matrix.yaml (`ci matrix --json` for GitHub Actions)."),
+    "bake": ("builder.cmd_ci:bake", "A buildx bake file: every image as a parallel target (-o docker-bake.json)."),
+    "run": ("builder.cmd_run:run_cmd", "Run a command, a shell or Jupyter in an environment's image."),
+    "ps": ("builder.cmd_run:ps_cmd", "List the containers tfenv run started (with Jupyter URLs)."),
+    "stop": ("builder.cmd_run:stop_cmd", "Stop and remove containers tfenv run started."),
     "wsl": ("builder.cmd_wsl:wsl_cmd", "Write the WSL2 setup script for one environment (--windows: PowerShell)."),
 }
 
@@ -68,7 +74,10 @@ def load_matrix(ctx: click.Context):
 def main(argv=None):
     """Entry point: known problems become one line on stderr and an exit code, never a traceback."""
     try:
-        cli.main(args=argv, prog_name="tfenv", standalone_mode=False)
+        # Without standalone mode Click returns a command's ctx.exit() code instead of exiting.
+        rc = cli.main(args=argv, prog_name="tfenv", standalone_mode=False)
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
     except TfenvError as exc:
         click.echo(f"tfenv: error: {exc}", err=True)
         sys.exit(exc.exit_code)
@@ -139,7 +148,9 @@ def render_cmd(ctx, envs, all_, os_name, out, check):
     targets = _select_targets(m, envs, os_name)
     rendered = render.render_all(m, targets)
     if check:
-        root = Path(out) if out else (paths.checkout_root() or paths.data_root())
+        root = Path(out) if out else paths.checkout_root()
+        if root is None:
+            raise TfenvError("not in a tfenv checkout: pass --out DIR holding the rendered dockerfiles/")
         problems = render.check(rendered, root)
         if not os_name:  # the WSL scripts (wsl/ENV/) are per environment, not per OS variant
             problems += wsl.render_hook(m, root, list(envs), check=True)[0]

@@ -48,8 +48,13 @@ def ld_library_path(target: Target) -> str:
     return ":".join(dirs)
 
 
-def cudnn_lib_dir(target: Target, matrix: Matrix) -> str:
-    return f"{matrix.image.venv}/lib/python{target.python}/site-packages/nvidia/cudnn/lib"
+def pip_lib_dirs(target: Target, matrix: Matrix) -> list[str]:
+    """Library folders of the NVIDIA wheels: nvidia-cudnn-cu11 unpacks to site-packages/nvidia/cudnn/lib."""
+    if target.os.family != "debian":
+        return []
+    site = f"{matrix.image.venv}/lib/python{target.python}/site-packages"
+    names = [name[len("nvidia-"):].rsplit("-cu", 1)[0].replace("-", "_") for name in target.env.cuda.debian.pip]
+    return [f"{site}/nvidia/{name}/lib" for name in names]
 
 
 def shim_dir(target: Target) -> str:
@@ -72,7 +77,7 @@ def context(target: Target, matrix: Matrix, locks_root: Path | None = None) -> d
         "nvidia_repo": target.env.cuda.ubuntu.repos[target.os.name] if not debian else "",
         "cudnn_version": target.cudnn_version,
         "cudnn_pip": target.env.cuda.debian.pip if debian else {},
-        "cudnn_lib_dir": cudnn_lib_dir(target, matrix),
+        "pip_lib_dirs": pip_lib_dirs(target, matrix),
         "ld_library_path": ld_library_path(target),
         "shim_dir": shim_dir(target),
         "pip_version": PIP_VERSION,

@@ -1,0 +1,98 @@
+"""The Docker daemon as tfenv sees it: a client with clear errors, GPU support, local images.
+
+Shared by build, test and run so that "no daemon", "no NVIDIA runtime" and "no such image" read the same
+everywhere.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from builder.errors import TfenvError
+
+
+class DockerUnavailable(TfenvError):
+    """No Docker daemon answers."""
+
+
+class GpuUnavailable(TfenvError):
+    """--gpus all on a host whose Docker has no NVIDIA runtime."""
+
+
+class ImageMissing(TfenvError):
+    """The image a command needs is not in the local daemon."""
+
+
+def start_hint() -> str:
+    if sys.platform == "win32":
+        return "start Docker Desktop (Settings > General > Use the WSL 2 based engine)"
+    if sys.platform == "darwin":
+        return "start Docker Desktop"
+    return "start it with `sudo systemctl start docker` (or `sudo dockerd &`), or set DOCKER_HOST"
+
+
+def client():
+    """A docker.DockerClient that has answered a ping, or DockerUnavailable saying how to start one."""
+    import docker  # lazy: keeps `tfenv --help` fast
+    from docker.errors import DockerException
+
+    try:
+        c = docker.from_env(timeout=600)
+        c.ping()
+    except DockerException as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DockerUnavailable(f"cannot reach the Docker daemon ({_short(reason)}): {start_hint()}") from None
+    return c
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def has_nvidia_runtime(c) -> bool:
+    """True when the daemon can pass GPUs: an 'nvidia' runtime (Linux toolkit) or Docker Desktop's CDI/WSL2."""
+    info = c.info()
+    runtimes = info.get("Runtimes") or {}
+    if "nvidia" in runtimes:
+        return True
+    # Docker Desktop with the WSL2 backend passes GPUs without a named runtime.
+    return "docker desktop" in str(info.get("OperatingSystem", "")).lower() and "microsoft" in str(
+        info.get("KernelVersion", "")
+    ).lower()
+
+
+GPU_FIX = (
+    "install nvidia-container-toolkit and run `sudo nvidia-ctk runtime configure --runtime=docker` "
+    "then restart Docker (on Windows: Docker Desktop with the WSL 2 backend and a current NVIDIA driver)"
+)
+
+
+def resolve_gpus(c, mode: str) -> tuple[bool, str]:
+    """(use_gpu, reason) for --gpus auto|all|none; 'all' without a runtime fails with the fix."""
+    if mode == "none":
+        return False, "GPU not requested (--gpus none)"
+    available = has_nvidia_runtime(c)
+    if mode == "all" and not available:
+        raise GpuUnavailable(f"--gpus all, but this Docker daemon has no NVIDIA runtime: {GPU_FIX}")
+    if not available:
+        return False, "no NVIDIA runtime in this Docker daemon (--gpus auto)"
+    return True, "NVIDIA runtime present"
+
+
+def device_requests(use_gpu: bool) -> list:
+    """`docker run --gpus all` in SDK terms."""
+    if not use_gpu:
+        return []
+    from docker.types import DeviceRequest
+
+    return [DeviceRequest(count=-1, capabilities=[["gpu"]])]
+
+
+def require_image(c, ref: str, build_hint: str):
+    """The local image `ref`, or ImageMissing that says how to build it."""
+    from docker.errors import ImageNotFound
+
+    try:
+        return c.images.get(ref)
+    except ImageNotFound:
+        raise ImageMissing(f"image {ref} not found locally: build it with `{build_hint}`") from None
