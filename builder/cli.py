@@ -25,6 +25,8 @@ COMMANDS = {
     "run": ("builder.cmd_run:run_cmd", "Run a command, a shell or Jupyter in an environment's image."),
     "ps": ("builder.cmd_run:ps_cmd", "List the containers tfenv run started (with Jupyter URLs)."),
     "stop": ("builder.cmd_run:stop_cmd", "Stop and remove containers tfenv run started."),
+    "build": ("builder.cmd_build:build_cmd", "Build and tag an environment's image (--jupyter, --push)."),
+    "base": ("builder.cmd_build:base_cmd", "Create the debian11 base image from debootstrap (no registry)."),
     "wsl": ("builder.cmd_wsl:wsl_cmd", "Write the WSL2 setup script for one environment (--windows: PowerShell)."),
 }
 

@@ -1,38 +1,95 @@
-"""STAND-IN for the build helper's fixture (reuse mode only): replace with the real conftest at merge.
+"""The shared image for integration tests: tf29 on debian11, both stages, built once per session.
 
-Contract used by tests/integration/test_run.py: tf29_image.repo, .refs, .jupyter_refs, .target.
+Contract (other test modules rely on it): the session fixture `tf29_image` yields an object with
+.repo, .refs (tensorflow stage: content tag first, alias second), .jupyter_refs and .target (tf29/debian11).
+
+- TFENV_TEST_REUSE_REPO=REPO: when REPO:tf29-debian11 and REPO:tf29-debian11-jupyter exist, use them and
+  never delete them (development mode).
+- Otherwise build through builder.images into tfenv-ci/tensorflow on tfenv/debian:bullseye
+  (TFENV_TEST_BASE_IMAGE overrides), trusting /etc/ssl/certs/ca-certificates.crt when it exists, and
+  remove the tags it created at the end of the session.
+
+Tests marked `docker` fail when no daemon answers in CI (CI=true) and are skipped elsewhere, with the reason.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 
-from builder import matrix, tags
+from builder import dockerhost, images, matrix, progress, tags
+from builder.errors import TfenvError
 from builder.matrix import Target
 
+CI_REPO = "tfenv-ci/tensorflow"
+DEFAULT_BASE = "tfenv/debian:bullseye"
+HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
 
-@dataclass(frozen=True)
+
+@dataclass
 class BuiltImage:
     repo: str
+    refs: list[str]
+    jupyter_refs: list[str]
     target: Target
-    refs: list
-    jupyter_refs: list
+    created: list[str] = field(default_factory=list)  # refs this session made and must remove
 
 
 @pytest.fixture(scope="session")
-def tf29_image() -> BuiltImage:
-    repo = os.environ.get("TFENV_TEST_REUSE_REPO")
-    if not repo:
-        pytest.skip("stand-in fixture: set TFENV_TEST_REUSE_REPO=tfenv/tensorflow to reuse built tf29 images")
-    from builder import dockerhost
+def docker_client():
+    try:
+        return dockerhost.client()
+    except TfenvError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs a Docker daemon: {exc}")
+        pytest.skip(str(exc))
 
+
+@pytest.fixture(autouse=True)
+def _docker_marked_tests_need_a_daemon(request):
+    if request.node.get_closest_marker("docker"):
+        request.getfixturevalue("docker_client")
+
+
+def _existing(c, refs) -> bool:
+    return all(images._local(c, ref) for ref in refs)
+
+
+@pytest.fixture(scope="session")
+def tf29_image(docker_client):
     m = matrix.load()
     target = m.target("tf29", "debian11")
-    image = BuiltImage(repo, target, tags.image_refs(target, repo), tags.image_refs(target, repo, jupyter=True))
-    c = dockerhost.client()
-    for ref in (image.refs[1], image.jupyter_refs[1]):
-        dockerhost.require_image(c, ref, "tfenv build tf29 --os debian11 --jupyter")
-    return image
+    reuse = os.environ.get("TFENV_TEST_REUSE_REPO")
+    if reuse:
+        refs, jupyter_refs = tags.image_refs(target, reuse), tags.image_refs(target, reuse, jupyter=True)
+        if _existing(docker_client, [refs[1], jupyter_refs[1]]):
+            yield BuiltImage(reuse, refs, jupyter_refs, target)
+            return
+    options = images.BuildOptions(
+        repo=CI_REPO,
+        jupyter=True,
+        base_image=os.environ.get("TFENV_TEST_BASE_IMAGE", DEFAULT_BASE),
+        ca_cert=HOST_CA if os.path.isfile(HOST_CA) else None,
+        pull=False,
+    )
+    # Tags that exist before the build belong to someone else's run: leave them alone.
+    all_refs = tags.image_refs(target, CI_REPO) + tags.image_refs(target, CI_REPO, jupyter=True)
+    before = {ref for ref in all_refs if images._local(docker_client, ref)}
+    result = None
+    try:
+        result = images.build(m, target, options, progress.Display(), docker_client)
+        built = BuiltImage(CI_REPO, result.refs, result.jupyter_refs, target,
+                           created=[r for r in all_refs if r not in before])
+        yield built
+    finally:
+        from docker.errors import DockerException
+
+        for ref in [r for r in all_refs if r not in before]:
+            with contextlib.suppress(DockerException):  # never built (the build failed) or already gone
+                docker_client.images.remove(ref)
+        if result is not None and not before:
+            # The layers this build added that nothing else uses (the small CA stage's cache).
+            images.remove_layers(docker_client, [layer for s in result.stages for layer in s.new_layers])

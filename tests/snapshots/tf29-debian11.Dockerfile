@@ -2,17 +2,22 @@
 # Build without tfenv: docker build -t tfenv/tensorflow:2.9.3-gpu-cuda11.2-cudnn8.6-py3.9-debian11 dockerfiles/tf29/debian11
 # Layers go from the most shared to the most specific: OS, CUDA, Python, TensorFlow, metadata.
 ARG BASE_IMAGE=debian:bullseye
-FROM ${BASE_IMAGE} AS tensorflow
 
+# A CA certificate to trust (corporate TLS proxy, local mirror): put extra-ca.crt next to this file.
+# This stage copies it (and the Dockerfile, so that the pattern always matches something) and keeps only
+# the certificate: the main stage's first layer then does not change with the Dockerfile, and every
+# environment on this OS shares the OS, CUDA and Python layers in the build cache.
+FROM ${BASE_IMAGE} AS ca
+COPY Dockerfile extra-ca.cr[t] /tmp/tfenv-ca/
+RUN mkdir /ca && if [ -f /tmp/tfenv-ca/extra-ca.crt ]; then cp /tmp/tfenv-ca/extra-ca.crt /ca/; fi
+
+FROM ${BASE_IMAGE} AS tensorflow
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 ENV DEBIAN_FRONTEND=noninteractive
 # Optional mirrors: build args TFENV_APT_MIRROR (e.g. http://mirror.example.org/debian)
 # and PIP_INDEX_URL (e.g. https://pypi.example.org/simple).
 ARG TFENV_APT_MIRROR
-
-# A CA certificate to trust (corporate TLS proxy, local mirror): put extra-ca.crt next to this file.
-# The Dockerfile itself is copied too so that the pattern matches something when there is no certificate.
-COPY Dockerfile extra-ca.cr[t] /tmp/tfenv-ca/
+COPY --from=ca /ca/ /tmp/tfenv-ca/
 
 # --- OS: Debian debian11, with contrib and non-free for the CUDA libraries ---
 RUN if [ -n "${TFENV_APT_MIRROR:-}" ]; then \
