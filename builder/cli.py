@@ -27,6 +27,7 @@ COMMANDS = {
     "stop": ("builder.cmd_run:stop_cmd", "Stop and remove containers tfenv run started."),
     "build": ("builder.cmd_build:build_cmd", "Build and tag an environment's image (--jupyter, --push)."),
     "base": ("builder.cmd_build:base_cmd", "Create the debian11 base image from debootstrap (no registry)."),
+    "wsl": ("builder.cmd_wsl:wsl_cmd", "Write the WSL2 setup script for one environment (--windows: PowerShell)."),
 }
 
 
@@ -143,7 +144,7 @@ def show_cmd(ctx, env, os_name, repo, as_json):
 def render_cmd(ctx, envs, all_, os_name, out, check):
     from pathlib import Path
 
-    from builder import paths, render
+    from builder import paths, render, wsl
 
     m = load_matrix(ctx)
     targets = _select_targets(m, envs, os_name)
@@ -153,6 +154,8 @@ def render_cmd(ctx, envs, all_, os_name, out, check):
         if root is None:
             raise TfenvError("not in a tfenv checkout: pass --out DIR holding the rendered dockerfiles/")
         problems = render.check(rendered, root)
+        if not os_name:  # the WSL scripts (wsl/ENV/) are per environment, not per OS variant
+            problems += wsl.render_hook(m, root, list(envs), check=True)[0]
         if envs or os_name:  # a partial check cannot tell which other renders are stale
             problems = [p for p in problems if not p.endswith("stale (no matrix entry renders it)")]
         for problem in problems:
@@ -164,7 +167,7 @@ def render_cmd(ctx, envs, all_, os_name, out, check):
     root = Path(out) if out else paths.checkout_root()
     if root is None:
         raise TfenvError("not in a tfenv checkout: pass --out DIR to choose where the Dockerfiles go")
-    for path in render.write(rendered, root):
+    for path in render.write(rendered, root) + ([] if os_name else wsl.render_hook(m, root, list(envs), False)[1]):
         click.echo(str(path))
 
 

@@ -49,6 +49,22 @@ class DebianCuda:
 
 
 @dataclass(frozen=True)
+class Shim:
+    link: str
+    to: str
+
+
+@dataclass(frozen=True)
+class WslCuda:
+    """Where a WSL2 venv takes this CUDA stack's runtime from (`tfenv wsl`)."""
+
+    source: str  # "pip": NVIDIA's wheels into the venv; "apt": the ubuntu section's packages
+    pip: dict[str, str] = field(default_factory=dict)
+    cudnn: str | None = None  # cuDNN the pip route installs
+    links: tuple[Shim, ...] = ()  # soname links in the venv for names the wheels spell differently
+
+
+@dataclass(frozen=True)
 class CudaStack:
     version: str  # "11.2"
     full: str  # "11.2.2"
@@ -56,15 +72,10 @@ class CudaStack:
     driver_min: dict[str, str]
     ubuntu: UbuntuCuda | None
     debian: DebianCuda | None
+    wsl: WslCuda | None = None
 
     def families(self) -> tuple[str, ...]:
         return tuple(f for f, v in (("ubuntu", self.ubuntu), ("debian", self.debian)) if v)
-
-
-@dataclass(frozen=True)
-class Shim:
-    link: str
-    to: str
 
 
 @dataclass(frozen=True)
@@ -124,6 +135,21 @@ class ImageSettings:
 
 
 @dataclass(frozen=True)
+class WslDistro:
+    name: str  # as `wsl --install -d NAME` spells it, e.g. "Ubuntu-20.04"
+    os: str  # the OS variant it matches, e.g. "ubuntu20.04"
+    id: str  # /etc/os-release ID
+    version_id: str  # /etc/os-release VERSION_ID
+
+
+@dataclass(frozen=True)
+class WslSettings:
+    windows_build_min: int
+    driver_min_windows: str
+    distros: dict[str, WslDistro]
+
+
+@dataclass(frozen=True)
 class Matrix:
     path: Path
     image: ImageSettings
@@ -132,6 +158,7 @@ class Matrix:
     envs: dict[str, Env]
     jupyter_packages: tuple[str, ...]
     default_os: dict[str, str] = field(default_factory=dict)
+    wsl: WslSettings | None = None
 
     def env(self, name: str) -> Env:
         if name not in self.envs:
@@ -244,7 +271,8 @@ def load(path: Path | str | None = None) -> Matrix:
 
 def parse(data: Any, path: Path) -> Matrix:
     c = _Checker(path.name)
-    top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"))
+    top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"),
+                    optional=("wsl",))
     if top["schema"] != 1:
         c.fail("schema", f"expected 1, got {top['schema']!r}")
     image = _parse_image(c, top["image"])
@@ -271,6 +299,46 @@ def parse(data: Any, path: Path) -> Matrix:
         cuda=cuda,
         envs=envs,
         jupyter_packages=c.strings(jupyter["packages"], "jupyter.packages"),
+        wsl=_parse_wsl(c, top["wsl"], os_variants) if "wsl" in top else None,
+    )
+
+
+def _parse_wsl(c: _Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSettings:
+    m = c.mapping(raw, "wsl", required=("windows_build_min", "driver_min_windows", "distros"))
+    build = m["windows_build_min"]
+    if not isinstance(build, int) or isinstance(build, bool) or build <= 0:
+        c.fail("wsl.windows_build_min", f"expected a positive integer, got {_type_name(build)}")
+    distros = {}
+    for name, d in c.mapping(m["distros"], "wsl.distros", optional=m["distros"] or ()).items():
+        p = f"wsl.distros.{name}"
+        d = c.mapping(d, p, required=("os", "id", "version_id"))
+        distros[str(name)] = WslDistro(
+            name=str(name),
+            os=c.one_of(d["os"], f"{p}.os", os_variants, "OS variant"),
+            id=c.string(d["id"], f"{p}.id"),
+            version_id=c.string(d["version_id"], f"{p}.version_id"),
+        )
+    if not distros:
+        c.fail("wsl.distros", "expected at least one distribution")
+    return WslSettings(build, c.version(m["driver_min_windows"], "wsl.driver_min_windows"), distros)
+
+
+def _parse_wsl_cuda(c: _Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:
+    m = c.mapping(raw, p, required=("source",), optional=("pip", "cudnn", "links"))
+    source = c.one_of(m["source"], f"{p}.source", ("pip", "apt"), "WSL CUDA source")
+    if source == "pip":
+        for key in ("pip", "cudnn"):
+            if key not in m:
+                c.fail(f"{p}.{key}", "missing required key (the pip route installs NVIDIA's wheels)")
+    elif not has_ubuntu:
+        c.fail(f"{p}.source", "'apt' takes the packages of the 'ubuntu' section, which this CUDA stack lacks")
+    elif "pip" in m or "cudnn" in m:
+        c.fail(p, "'pip' and 'cudnn' belong to source 'pip' only")
+    return WslCuda(
+        source=source,
+        pip=c.str_map(m["pip"], f"{p}.pip") if "pip" in m else {},
+        cudnn=c.version(m["cudnn"], f"{p}.cudnn") if "cudnn" in m else None,
+        links=tuple(_parse_shim(c, f"{p}.links[{i}]", s) for i, s in enumerate(m.get("links", []))),
     )
 
 
@@ -316,7 +384,7 @@ def _parse_sonames(c: _Checker, name: str, raw: Any) -> tuple[tuple[str, ...], t
 def _parse_cuda(c: _Checker, version: str, raw: Any, os_variants: dict[str, OsVariant]) -> CudaStack:
     p = f"cuda.{version}"
     c.version(version, p)
-    m = c.mapping(raw, p, required=("full", "cudnn", "driver_min"), optional=("ubuntu", "debian"))
+    m = c.mapping(raw, p, required=("full", "cudnn", "driver_min"), optional=("ubuntu", "debian", "wsl"))
     driver = c.mapping(
         m["driver_min"], f"{p}.driver_min", required=("linux", "windows"), optional=("compat_linux", "compat_windows")
     )
@@ -353,6 +421,7 @@ def _parse_cuda(c: _Checker, version: str, raw: Any, os_variants: dict[str, OsVa
         driver_min=dict(driver),
         ubuntu=ubuntu,
         debian=debian,
+        wsl=_parse_wsl_cuda(c, f"{p}.wsl", m["wsl"], ubuntu is not None) if "wsl" in m else None,
     )
 
 
@@ -400,6 +469,8 @@ def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
 def _check_cudnn(c: _Checker, path: str, wanted: str, stack: CudaStack) -> None:
     """TF accepts a cuDNN of the same major version whose minor is at least its build's."""
     installed = [stack.cudnn] + ([stack.debian.cudnn] if stack.debian else [])
+    if stack.wsl and stack.wsl.cudnn:
+        installed.append(stack.wsl.cudnn)
     for have in installed:
         if _vkey(have)[0] != _vkey(wanted)[0] or _vkey(have)[:2] < _vkey(wanted)[:2]:
             c.fail(path, f"TF needs cuDNN {wanted}.x with the same major version; CUDA {stack.version} "

@@ -1,0 +1,183 @@
+"""Render the WSL2 setup scripts (`tfenv wsl`): a bash script for inside the distribution, a PowerShell
+script for the Windows side. Both come from the matrix; the renders are committed under wsl/ENV/.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from builder import lock, paths
+from builder.errors import TfenvError
+from builder.matrix import Env, Matrix, Target, _unknown, _vkey
+from builder.render import PIP_VERSION, Rendered, _jinja
+
+BASH_NAME = "install.sh"
+POWERSHELL_NAME = "setup.ps1"
+
+# Meta packages that pull a Linux NVIDIA driver into WSL, which hides the Windows driver (FACTS section 5).
+_DRIVER_PACKAGES = re.compile(
+    r"^(cuda|cuda-\d+-\d+|cuda-drivers.*|nvidia-driver.*|libnvidia-compute.*|nvidia-kernel.*)$"
+)
+
+
+class WslError(TfenvError):
+    """The matrix cannot produce a WSL script for this request; one line, with the fix."""
+
+
+@dataclass(frozen=True)
+class Distro:
+    name: str  # WSL's name, e.g. "Ubuntu-20.04"
+    id: str
+    version_id: str
+    python: str
+    family: str
+    nvidia_repo: str  # apt route only, else ""
+
+
+def distros(matrix: Matrix, env: Env) -> list[Distro]:
+    """The WSL distributions this environment was tested on, in matrix order (the first is the default)."""
+    if matrix.wsl is None:
+        raise WslError(f"{matrix.path.name} has no 'wsl' section: it says which distributions WSL uses")
+    found = []
+    for d in matrix.wsl.distros.values():
+        if d.os not in env.os:
+            continue
+        variant = matrix.os[d.os]
+        repo = env.cuda.ubuntu.repos.get(d.os, "") if env.cuda.ubuntu else ""
+        found.append(Distro(d.name, d.id, d.version_id, variant.python, variant.family, repo))
+    if not found:
+        raise WslError(f"{env.name} has no OS variant that a WSL distribution in {matrix.path.name} serves")
+    return found
+
+
+def wheel_lib_dirs(pip: dict[str, str]) -> list[str]:
+    """site-packages-relative folders the NVIDIA wheels put their libraries in (nvidia-cuda-runtime-cu11
+    -> nvidia/cuda_runtime/lib). The cuDNN wheel is named like the rest."""
+    dirs = []
+    for name in pip:
+        stem = re.sub(r"^nvidia-|-cu\d+$", "", name).replace("-", "_")
+        dirs.append(f"nvidia/{stem}/lib")
+    return dirs
+
+
+def driver_min(matrix: Matrix, env: Env) -> str:
+    """The Windows driver a WSL GPU needs for this environment: WSL's own minimum or CUDA's, the higher."""
+    versions = [matrix.wsl.driver_min_windows, env.cuda.driver_min["windows"]]
+    best = max(versions, key=_vkey)
+    return best if "." in best else best + ".0"  # PowerShell's [version] needs major.minor
+
+
+def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Path | None = None) -> dict:
+    stack = env.cuda
+    if stack.wsl is None:
+        raise WslError(f"CUDA {stack.version} has no 'wsl' section in {matrix.path.name}: "
+                       f"add one saying where a WSL venv takes its runtime from")
+    chosen = distros(matrix, env)
+    if distro:
+        if distro not in {d.name for d in chosen}:
+            raise WslError(_unknown(f"WSL distribution for {env.name}", distro, [d.name for d in chosen]))
+        chosen = [d for d in chosen if d.name == distro]
+    pip_route = stack.wsl.source == "pip"
+    apt_packages = {} if pip_route else dict(stack.ubuntu.packages)
+    bad = sorted(name for name in apt_packages if _DRIVER_PACKAGES.match(name))
+    if bad:
+        raise WslError(f"CUDA {stack.version}'s packages include {', '.join(bad)}, which pull a Linux NVIDIA "
+                       f"driver into WSL: list runtime libraries only")
+    requirements = {}
+    for d in chosen:
+        if d.python in requirements:
+            continue
+        target = Target(env, matrix.os[next(w.os for w in matrix.wsl.distros.values() if w.name == d.name)])
+        pins = lock.read(target, False, locks_root).requirements()
+        requirements[d.python] = pins + [f"{n}=={v}" for n, v in stack.wsl.pip.items()]
+    links = list(env.shims) + list(stack.wsl.links)
+    return {
+        "env": env,
+        "cuda": stack,
+        "source": stack.wsl.source,
+        "distros": chosen,
+        "default_distro": chosen[0],
+        "requirements": requirements,
+        "pip_version": PIP_VERSION,
+        "sonames": env.sonames,
+        "links": links,
+        "wheel_lib_dirs": wheel_lib_dirs(stack.wsl.pip),
+        "apt_lib_dirs": [] if pip_route else list(stack.ubuntu.lib_dirs),
+        "apt_packages": apt_packages,
+        "ml_repo": (not pip_route) and stack.ubuntu.ml_repo,
+        "driver_min": driver_min(matrix, env),
+        "wsl_driver_min": matrix.wsl.driver_min_windows,
+        "windows_build_min": matrix.wsl.windows_build_min,
+        "bash_name": BASH_NAME,
+    }
+
+
+def relpath(env: Env, name: str) -> str:
+    return f"wsl/{env.name}/{name}"
+
+
+def render(matrix: Matrix, env: Env, windows: bool = False, distro: str | None = None,
+           locks_root: Path | None = None) -> Rendered:
+    name = POWERSHELL_NAME if windows else BASH_NAME
+    jinja = _jinja(paths.wsl_templates())
+    text = jinja.get_template(name + ".j2").render(**context(matrix, env, distro, locks_root))
+    if not text.isascii():  # Windows PowerShell 5.1 reads a BOM-less script as ANSI: keep it ASCII
+        raise WslError(f"{name} render has non-ASCII text: fix the template")
+    return Rendered(relpath(env, name), text)
+
+
+def render_all(matrix: Matrix, envs: list[str] | None = None) -> list[Rendered]:
+    """Both scripts for every environment whose CUDA stack has a WSL route: what wsl/ commits."""
+    out = []
+    for name in envs or list(matrix.envs):
+        env = matrix.env(name)
+        if env.cuda.wsl is None:
+            continue
+        out += [render(matrix, env), render(matrix, env, windows=True)]
+    return out
+
+
+def check_renders(matrix: Matrix, root: Path, envs: list[str] | None = None) -> list[str]:
+    """Drift in the committed wsl/ renders (used by `tfenv render --check`)."""
+    rendered = render_all(matrix, envs)
+    problems = []
+    for item in rendered:
+        path = root / item.relpath
+        if not path.is_file():
+            problems.append(f"{item.relpath}: missing")
+        elif path.read_text(encoding="utf-8") != item.text:
+            problems.append(f"{item.relpath}: differs from matrix.yaml")
+    if not envs:
+        expected = {item.relpath for item in rendered}
+        folder = root / "wsl"
+        for path in sorted(folder.glob("*/*")) if folder.is_dir() else []:
+            rel = path.relative_to(root).as_posix()
+            if not rel.startswith("wsl/templates/") and rel not in expected:
+                problems.append(f"{rel}: stale (no matrix entry renders it)")
+    return problems
+
+
+def write(rendered: list[Rendered], root: Path) -> list[Path]:
+    """Write renders with LF line ends on every OS (the bash script runs inside Linux)."""
+    written = []
+    for item in rendered:
+        path = root / item.relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(item.text)
+        if item.relpath.endswith(".sh"):
+            path.chmod(0o755)
+        written.append(path)
+    return written
+
+
+def render_hook(matrix: Matrix, root: Path, envs: list[str], check: bool) -> tuple[list[str], list[Path]]:
+    """What `tfenv render` does for wsl/: (drift problems, written paths). A tree without a wsl/ folder
+    (a Dockerfile-only copy) is left alone."""
+    if not (root / "wsl").is_dir():
+        return [], []
+    if check:
+        return check_renders(matrix, root, envs or None), []
+    return [], write(render_all(matrix, envs or None), root)
