@@ -25,6 +25,7 @@ COMMANDS = {
     "run": ("builder.cmd_run:run_cmd", "Run a command, a shell or Jupyter in an environment's image."),
     "ps": ("builder.cmd_run:ps_cmd", "List the containers tfenv run started (with Jupyter URLs)."),
     "stop": ("builder.cmd_run:stop_cmd", "Stop and remove containers tfenv run started."),
+    "test": ("builder.cmd_test:command", "Verify an image in a container: versions, CUDA libraries, GPU."),
 }
 
 
