@@ -127,7 +127,7 @@ def resolve_target(m: Matrix, client, env_name: str | None, os_name: str | None,
         ref = tags.image_refs(target, repo)[1]
         hint = build_hint(target, repo, m.image.repo)
         return target, ref, dockerhost.require_image(client, ref, hint), hint
-    img = dockerhost.require_image(client, image, f"docker pull {image}` or `tfenv build ENV --os OS")
+    img = _local_image(client, image)
     labels = img.labels or {}
     if env_name is None:
         claimed = labels.get("io.tfenv.env")
@@ -137,6 +137,16 @@ def resolve_target(m: Matrix, client, env_name: str | None, os_name: str | None,
         env_name, os_name = claimed, os_name or labels.get("io.tfenv.os")
     target = m.target(env_name, os_name)
     return target, image, img, build_hint(target, repo, m.image.repo)
+
+
+def _local_image(client, ref: str):
+    from docker.errors import ImageNotFound
+
+    try:
+        return client.images.get(ref)
+    except ImageNotFound:
+        raise dockerhost.ImageMissing(f"image {ref} not found locally: pull it (`docker pull {ref}`) or build it "
+                                      f"(`tfenv build ENV --os OS`)") from None
 
 
 # --- running --------------------------------------------------------------------------------------
@@ -150,13 +160,16 @@ def require_docker_cli() -> str:
     return path
 
 
-def run(m: Matrix, target: Target, image: str, image_labels: dict, gpus: str, hint: str,
+def run(m: Matrix, target: Target, image: str, image_labels: dict, gpu: tuple[bool, str], hint: str,
         junit_xml: str | None = None, client=None, extra_labels: dict | None = None) -> Outcome:
-    """Start the container, run the suites, remove the container; KeyboardInterrupt propagates after cleanup."""
+    """Start the container, run the suites, remove the container; KeyboardInterrupt propagates after cleanup.
+
+    gpu: (use_gpu, reason) from dockerhost.resolve_gpus.
+    """
     require_docker_cli()
     c = client or dockerhost.client()
-    use_gpu, reason = dockerhost.resolve_gpus(c, gpus)
-    expect = expectations(m, target, image, image_labels, (use_gpu, reason), hint)
+    use_gpu = gpu[0]
+    expect = expectations(m, target, image, image_labels, gpu, hint)
     with tempfile.TemporaryDirectory(prefix="tfenv-test-") as tmp:
         expect_file = Path(tmp) / "expect.json"
         expect_file.write_text(json.dumps(expect, indent=1), encoding="utf-8")
@@ -234,10 +247,10 @@ def run_suites(container_id: str, expect_file: Path, junit_xml: str | None = Non
     # Only testinfra and our collector: a user's other pytest plugins must not change what "verified" means.
     with _env(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"):
         code = pytest.main(args, plugins=[collector])
+    if collector.errors:  # checked first: pytest reports collection errors as INTERRUPTED too
+        raise CannotRun(f"the image suites could not be collected: {collector.errors[0]}")
     if code == pytest.ExitCode.INTERRUPTED:
         raise KeyboardInterrupt
-    if collector.errors:
-        raise CannotRun(f"the image suites could not be collected: {collector.errors[0]}")
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not collector.results:
         raise CannotRun(f"the image suites did not run (pytest exit status {int(code)})")
     return collector.ordered()
