@@ -34,7 +34,8 @@ def test_gpus_all_without_nvidia_runtime_fails_at_once(daemon):
     if dockerhost.has_nvidia_runtime(daemon):
         pytest.skip("this Docker daemon has an NVIDIA runtime: --gpus all is valid here")
     # A repository that does not exist: the GPU check must come first, before any image is looked up.
-    result = tfenv("test", "tf29", "--os", "debian11", "--gpus", "all", "--repo", f"tfenv-ci/none-{secrets.token_hex(4)}")
+    repo = f"tfenv-ci/none-{secrets.token_hex(4)}"
+    result = tfenv("test", "tf29", "--os", "debian11", "--gpus", "all", "--repo", repo)
     assert result.returncode == 2
     assert result.stderr.startswith("tfenv: error: --gpus all, but this Docker daemon has no NVIDIA runtime")
     assert "nvidia-ctk runtime configure --runtime=docker" in result.stderr
