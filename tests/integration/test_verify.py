@@ -144,6 +144,15 @@ def test_container_removed_when_starting_the_suite_fails(tf29_image, docker_clie
     assert leftover(docker_client, token) == []
 
 
+def _running(container, text: str) -> bool:
+    from docker.errors import APIError
+
+    try:
+        return any(text in " ".join(p) for p in container.top().get("Processes") or [])
+    except APIError:  # the container went away
+        return False
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
 def test_sigint_removes_the_container(tf29_image, docker_client):
     """A real Ctrl-C (SIGINT to `tfenv test`) while the checks run: exit 130 and no container left."""
@@ -160,7 +169,10 @@ def test_sigint_removes_the_container(tf29_image, docker_client):
                     if c.attrs["Config"]["Image"] == ref]
             time.sleep(0.5)
         assert mine, "tfenv test never started its container"
-        time.sleep(3)  # let pytest get into the checks
+        # Signal while a check is under way: when the TF probe (seconds of `import tensorflow`) runs.
+        while time.time() < deadline and proc.poll() is None and not _running(mine[0], "import tensorflow"):
+            time.sleep(0.1)
+        assert proc.poll() is None, "tfenv test ended before the TF probe was seen"
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 130, err
