@@ -19,15 +19,16 @@ COMMANDS = {
     "show": ("builder.cli:show_cmd", "Everything about one environment, with its image tags."),
     "render": ("builder.cli:render_cmd", "Render the Dockerfiles from matrix.yaml (--check for drift)."),
     "lock": ("builder.cli:lock_cmd", "Resolve each environment's full pin set into locks/."),
-    "doctor": ("builder.cmd_doctor:command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
-    "ci": ("builder.cmd_ci:ci", "CI matrices from matrix.yaml (`ci matrix --json` for GitHub Actions)."),
-    "bake": ("builder.cmd_ci:bake", "A buildx bake file: every image as a parallel target (-o docker-bake.json)."),
+    "base": ("builder.cmd_build:base_cmd", "Create the debian11 base image from debootstrap (no registry)."),
+    "build": ("builder.cmd_build:build_cmd", "Build and tag an environment's image (--jupyter, --push)."),
+    "test": ("builder.cmd_test:command", "Verify an image in a container: versions, CUDA libraries, GPU."),
     "run": ("builder.cmd_run:run_cmd", "Run a command, a shell or Jupyter in an environment's image."),
     "ps": ("builder.cmd_run:ps_cmd", "List the containers tfenv run started (with Jupyter URLs)."),
     "stop": ("builder.cmd_run:stop_cmd", "Stop and remove containers tfenv run started."),
-    "build": ("builder.cmd_build:build_cmd", "Build and tag an environment's image (--jupyter, --push)."),
-    "base": ("builder.cmd_build:base_cmd", "Create the debian11 base image from debootstrap (no registry)."),
     "wsl": ("builder.cmd_wsl:wsl_cmd", "Write the WSL2 setup script for one environment (--windows: PowerShell)."),
+    "doctor": ("builder.cmd_doctor:command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
+    "ci": ("builder.cmd_ci:ci", "CI matrices from matrix.yaml (`ci matrix --json` for GitHub Actions)."),
+    "bake": ("builder.cmd_ci:bake", "A buildx bake file: every image as a parallel target (-o docker-bake.json)."),
 }
 
 
