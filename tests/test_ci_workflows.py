@@ -25,13 +25,6 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 FILES = {name: WORKFLOWS / f"{name}.yml" for name in ("ci", "images")}
 ACTIONLINT_CONFIG = ROOT / ".github" / "actionlint.yaml"
 
-# Commands the workflows call that other issues implement, with the flags the workflows rely on.
-# While a command is not registered its calls are checked against this contract; once it is
-# registered, against the real command (so the entry may then be deleted).
-PENDING = {
-    "test": {"--os": None, "--repo": None, "--gpus": ("none", "all"), "--junit-xml": None},  # issue 4
-}
-
 
 def load(name: str) -> dict:
     return yaml.safe_load(FILES[name].read_text(encoding="utf-8"))
@@ -73,14 +66,12 @@ def _options(command: click.Command) -> dict[str, click.Option]:
 
 
 def check_tfenv_call(args: list[str]) -> list[str]:
-    """Problems of one `tfenv ARGS` call against the CLI (or PENDING for commands not landed yet)."""
+    """Problems of one `tfenv ARGS` call against the CLI."""
     if not args:
         return ["bare `tfenv`"]
     name, rest = args[0], args[1:]
     if name not in COMMANDS:
-        if name not in PENDING:
-            return [f"`tfenv {name}` is not a command (known: {', '.join(COMMANDS)})"]
-        return _check_pending(name, rest)
+        return [f"`tfenv {name}` is not a command (known: {', '.join(COMMANDS)})"]
     ctx = click.Context(cli)
     command = cli.get_command(ctx, name)
     label = name
@@ -103,21 +94,6 @@ def check_tfenv_call(args: list[str]) -> list[str]:
         value = inline or next(words, "")
         if isinstance(option.type, click.Choice) and "$" not in value and value not in option.type.choices:
             problems.append(f"`tfenv {label} {flag}` does not accept {value!r}")
-    return problems
-
-
-def _check_pending(name: str, rest: list[str]) -> list[str]:
-    contract, problems = PENDING[name], []
-    words = iter(rest)
-    for word in words:
-        if word.startswith("-"):
-            flag, _, inline = word.partition("=")
-            if flag not in contract:
-                problems.append(f"`tfenv {name}` (pending) is not known to take {flag}")
-                continue
-            value = inline or next(words, "")
-            if contract[flag] and "$" not in value and value not in contract[flag]:
-                problems.append(f"`tfenv {name} {flag}` (pending) does not accept {value!r}")
     return problems
 
 
@@ -197,7 +173,7 @@ def test_workflows_call_only_existing_commands_and_flags(name):
 
 
 @pytest.mark.parametrize("old,new,problem", [
-    ("--gpus none", "--gpu none", "`tfenv test` (pending) is not known to take --gpu"),
+    ("--gpus none", "--gpu none", "`tfenv test` has no option --gpu"),
     ("--gpus none", "--gpus some", "does not accept 'some'"),
     ("tfenv ci matrix --json", "tfenv ci matrix --jsn", "`tfenv ci matrix` has no option --jsn"),
     ("tfenv bake --check", "tfenv bake --chek", "`tfenv bake` has no option --chek"),

@@ -36,7 +36,9 @@ RUN if [ -n "${TFENV_APT_MIRROR:-}" ]; then \
  && useradd --uid 1000 --create-home --shell /bin/bash tf
 
 # --- CUDA 11.2.2 runtime libraries from Debian non-free (shared by every CUDA 11.2 environment) ---
-RUN apt-get update \
+# dpkg leaves out the files another layer provides (see matrix.yaml); apt's dependencies stay met.
+RUN printf 'path-exclude=%s\n' '/usr/lib/x86_64-linux-gnu/libcublas.so.*' '/usr/lib/x86_64-linux-gnu/libcublasLt.so.*' > /etc/dpkg/dpkg.cfg.d/tfenv-exclude \
+ && apt-get update \
  && apt-get install -y --no-install-recommends \
       libcudart11.0=11.2.152~11.2.2-3+deb11u3 \
       libcufft10=11.1.1+~10.4.1.152~11.2.2-3+deb11u3 \
