@@ -149,27 +149,21 @@ def render_cmd(ctx, envs, all_, os_name, out, check):
 
     m = load_matrix(ctx)
     targets = _select_targets(m, envs, os_name)
-    rendered = render.render_all(m, targets)
-    if check:
-        root = Path(out) if out else paths.checkout_root()
-        if root is None:
-            raise TfenvError("not in a tfenv checkout: pass --out DIR holding the rendered dockerfiles/")
-        problems = render.check(rendered, root)
-        if not os_name:  # the WSL scripts (wsl/ENV/) are per environment, not per OS variant
-            problems += wsl.render_hook(m, root, list(envs), check=True)[0]
-        if envs or os_name:  # a partial check cannot tell which other renders are stale
-            problems = [p for p in problems if not p.endswith("stale (no matrix entry renders it)")]
-        for problem in problems:
-            click.echo(f"drift: {problem}", err=True)
-        if problems:
-            raise TfenvError(f"{len(problems)} rendered file(s) differ from matrix.yaml: run `tfenv render`")
-        click.echo(f"{len(rendered)} Dockerfiles match matrix.yaml")
-        return
+    # The WSL scripts (wsl/ENV/) are per environment, not per OS variant: --os leaves them out.
+    rendered = render.render_all(m, targets) + ([] if os_name else wsl.render_all(m, list(envs) or None))
     root = Path(out) if out else paths.checkout_root()
     if root is None:
-        raise TfenvError("not in a tfenv checkout: pass --out DIR to choose where the Dockerfiles go")
-    for path in render.write(rendered, root) + ([] if os_name else wsl.render_hook(m, root, list(envs), False)[1]):
-        click.echo(str(path))
+        raise TfenvError("not in a tfenv checkout: pass --out DIR for the rendered dockerfiles/ and wsl/")
+    if not check:
+        for path in render.write(rendered, root):
+            click.echo(str(path))
+        return
+    problems = render.check(rendered, root, folders=() if envs or os_name else tuple(render.RENDER_FOLDERS))
+    for problem in problems:
+        click.echo(f"drift: {problem}", err=True)
+    if problems:
+        raise TfenvError(f"{len(problems)} rendered file(s) differ from matrix.yaml: run `tfenv render`")
+    click.echo(f"{len(rendered)} rendered files match matrix.yaml")
 
 
 @click.command("lock")

@@ -83,7 +83,7 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
     ref = tags.image_refs(target, repo, jupyter=jupyter)[1]
     hint = f"tfenv build {env} --os {target.os.name}" + (" --jupyter" if jupyter else "")
     if jupyter and build and not _has_image(c, ref):
-        _build_jupyter(m, target, repo, hint)
+        _build_jupyter(m, target, repo)
     image = dockerhost.require_image(c, ref, hint)
     if not use_gpu and gpus == "auto":
         click.echo(f"tfenv: running without a GPU: {reason}", err=True)
@@ -111,16 +111,11 @@ def _has_image(c, ref: str) -> bool:
         return False
 
 
-def _build_jupyter(m, target, repo: str, hint: str) -> None:
-    """--build: hand over to the image builder when this tfenv has one."""
-    try:
-        from builder import images
-    except ImportError:
-        raise TfenvError(f"--build needs `tfenv build`, which this tfenv lacks: run `{hint}`") from None
-    build = getattr(images, "build_target", None)
-    if build is None:
-        raise TfenvError(f"--build cannot reach the image builder: run `{hint}`")
-    build(m, target, repo=repo, jupyter=True)
+def _build_jupyter(m, target, repo: str) -> None:
+    """--build: build the image and its Jupyter stage with the defaults (`tfenv build` has every option)."""
+    from builder import images, progress
+
+    images.build(m, target, images.BuildOptions(repo=repo, jupyter=True), progress.display(False))
 
 
 def _jupyter(c, image, spec, bind: str, port, detach: bool) -> int:

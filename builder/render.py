@@ -102,17 +102,28 @@ def render_all(matrix: Matrix, targets: list[Target] | None = None) -> list[Rend
 
 
 def write(rendered: list[Rendered], out: Path) -> list[Path]:
+    """Write renders with LF line ends on every OS (they run in Linux); shell scripts are executable."""
     written = []
     for item in rendered:
         path = out / item.relpath
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(item.text, encoding="utf-8")
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(item.text)
+        if item.relpath.endswith(".sh"):
+            path.chmod(0o755)
         written.append(path)
     return written
 
 
-def check(rendered: list[Rendered], root: Path, prefixes: tuple[str, ...] = ("dockerfiles/",)) -> list[str]:
-    """Paths that differ from the render, are missing, or are stale renders no target produces."""
+# Where committed renders live: folder -> the glob of its rendered files (templates/ excluded).
+RENDER_FOLDERS = {"dockerfiles": "*/*/Dockerfile", "wsl": "*/*"}
+
+
+def check(rendered: list[Rendered], root: Path, folders: tuple[str, ...] = tuple(RENDER_FOLDERS)) -> list[str]:
+    """Paths that differ from the render, are missing, or are stale renders no target produces.
+
+    Stale files are looked for only in `folders`: a partial render cannot say which others are stale.
+    """
     problems = []
     expected = {item.relpath for item in rendered}
     for item in rendered:
@@ -121,10 +132,9 @@ def check(rendered: list[Rendered], root: Path, prefixes: tuple[str, ...] = ("do
             problems.append(f"{item.relpath}: missing")
         elif path.read_text(encoding="utf-8") != item.text:
             problems.append(f"{item.relpath}: differs from matrix.yaml")
-    for prefix in prefixes:
-        folder = root / prefix
-        for path in sorted(folder.rglob("Dockerfile")) if folder.is_dir() else []:
+    for folder in folders:
+        for path in sorted((root / folder).glob(RENDER_FOLDERS[folder])):
             rel = path.relative_to(root).as_posix()
-            if "templates/" not in rel and rel not in expected:
+            if path.is_file() and not rel.startswith(f"{folder}/templates/") and rel not in expected:
                 problems.append(f"{rel}: stale (no matrix entry renders it)")
     return problems

@@ -31,9 +31,10 @@ def write_matrix(tmp_path):
 
 @pytest.fixture
 def checkout_copy(tmp_path) -> Path:
-    """A copy of the files render --check compares: matrix.yaml, locks/ and the rendered dockerfiles/."""
+    """A copy of the files render --check compares: matrix.yaml and the rendered dockerfiles/ and wsl/."""
     dest = tmp_path / "checkout"
     dest.mkdir()
     shutil.copy(ROOT / "matrix.yaml", dest / "matrix.yaml")
-    shutil.copytree(ROOT / "dockerfiles", dest / "dockerfiles", ignore=shutil.ignore_patterns("templates"))
+    for folder in ("dockerfiles", "wsl"):
+        shutil.copytree(ROOT / folder, dest / folder, ignore=shutil.ignore_patterns("templates"))
     return dest

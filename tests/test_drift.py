@@ -17,7 +17,7 @@ def _check(checkout, matrix_file=None):
 def test_committed_renders_match_the_matrix(checkout_copy):
     result = _check(checkout_copy)
     assert result.exception is None, result.output
-    assert "Dockerfiles match matrix.yaml" in result.output
+    assert "rendered files match matrix.yaml" in result.output
 
 
 def test_one_value_edit_is_drift(checkout_copy):

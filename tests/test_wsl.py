@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builder import lock, matrix, wsl
+from builder import lock, matrix, render, wsl
 from builder.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +52,7 @@ def test_shellcheck(script):
 
 
 def test_committed_renders_match_the_matrix(m):
-    assert wsl.check_renders(m, ROOT) == []
+    assert render.check(wsl.render_all(m), ROOT, folders=("wsl",)) == []
 
 
 def test_render_check_covers_wsl(tmp_path):
@@ -66,7 +66,7 @@ def test_render_check_covers_wsl(tmp_path):
                                              'nvidia-cudnn-cu11: "8.6.0.164"        #'))
     (copy / "wsl" / "tf21").mkdir()
     (copy / "wsl" / "tf21" / "install.sh").write_text("stale\n")
-    problems = wsl.check_renders(matrix.load(path), copy)
+    problems = render.check(wsl.render_all(matrix.load(path)), copy, folders=("wsl",))
     assert "wsl/tf29/install.sh: differs from matrix.yaml" in problems
     assert "wsl/tf29/setup.ps1: differs from matrix.yaml" not in problems  # no wheel in the PowerShell side
     assert "wsl/tf21/install.sh: stale (no matrix entry renders it)" in problems
