@@ -16,7 +16,6 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from builder import dockerhost, matrix, verify
-from builder.errors import TfenvError
 
 TFENV = [sys.executable, "-m", "builder.cli"]
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -24,17 +23,6 @@ GPU_TITLES = ("nvidia-smi works in the container", "cudaGetDeviceCount through c
               "tf.config.list_physical_devices('GPU') is not empty",
               "with a GPU, TF logs no `Could not load dynamic library` at all",
               "a matmul on /GPU:0 equals the CPU result")
-
-
-@pytest.fixture(scope="module")
-def docker_client():
-    """The daemon, or a skip (a failure in CI) saying why; the shared conftest's fixture may replace it."""
-    try:
-        return dockerhost.client()
-    except TfenvError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI needs a Docker daemon: {exc}")
-        pytest.skip(str(exc))
 
 
 def tfenv(*args, timeout=600):
