@@ -107,12 +107,15 @@ def _env_names_arg(f):
 @click.command("matrix")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.option("--yaml", "as_yaml", is_flag=True, help="Print as YAML.")
+@click.option("--markdown", is_flag=True, help="Print the README's Markdown table.")
 @click.pass_context
-def matrix_cmd(ctx, as_json, as_yaml):
+def matrix_cmd(ctx, as_json, as_yaml, markdown):
     from builder import describe
 
     m = load_matrix(ctx)
-    if as_json or as_yaml:
+    if markdown:
+        click.echo(describe.markdown_table(m), nl=False)
+    elif as_json or as_yaml:
         click.echo(describe.dump(describe.matrix_dict(m), "json" if as_json else "yaml"), nl=False)
     else:
         describe.print_matrix_table(m)

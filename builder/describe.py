@@ -54,6 +54,23 @@ def dump(data: dict, fmt: str) -> str:
     return yaml.safe_dump(data, sort_keys=False)
 
 
+def markdown_table(m: Matrix) -> str:
+    """The matrix as the Markdown table the README carries (tests/test_drift.py keeps the two equal)."""
+    rows = ["| env | TensorFlow | Python (image / TF supports) | CUDA | cuDNN (apt / debian11) "
+            "| min driver Linux / Windows | OS variants |", "|---|---|---|---|---|---|---|"]
+    for env in m.envs.values():
+        cuda = env.cuda
+        pythons = ", ".join(sorted({m.os[o].python for o in env.os}))
+        shims = "".join(f" (+ `{s.link}` link)" for s in env.shims)
+        debian = f" / {cuda.debian.cudnn}" if cuda.debian and any(m.os[o].family == "debian" for o in env.os) else ""
+        driver = f"{cuda.driver_min['linux']} / {cuda.driver_min['windows']}"
+        if "compat_linux" in cuda.driver_min:
+            driver += f" (11.x compat: {cuda.driver_min['compat_linux']} / {cuda.driver_min['compat_windows']})"
+        rows.append(f"| {env.name} | {env.tensorflow} | {pythons} / {env.python_min}–{env.python_max} "
+                    f"| {cuda.full}{shims} | {cuda.cudnn}{debian} | {driver} | {', '.join(env.os)} |")
+    return "\n".join(rows) + "\n"
+
+
 def print_matrix_table(m: Matrix) -> None:
     from rich.console import Console
     from rich.table import Table

@@ -37,3 +37,14 @@ def test_stale_render_is_drift(checkout_copy):
     result = _check(checkout_copy)
     assert "dockerfiles/tf21/debian11/Dockerfile: stale" in result.output
     assert result.exception is not None
+
+
+def test_readme_matrix_table_is_the_generated_one():
+    """The README's table is derived from matrix.yaml too: regenerate it with `tfenv matrix --markdown`."""
+    from pathlib import Path
+
+    from builder import describe, matrix
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("\n", readme.index("<!-- matrix table:")) + 1
+    assert readme[start:readme.index("<!-- end of matrix table -->")] == describe.markdown_table(matrix.load())
