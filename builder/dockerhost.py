@@ -6,6 +6,7 @@ everywhere.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from builder.errors import TfenvError
@@ -40,9 +41,22 @@ def client():
         c = docker.from_env(timeout=600)
         c.ping()
     except DockerException as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise DockerUnavailable(f"cannot reach the Docker daemon ({_short(reason)}): {start_hint()}") from None
+        raise DockerUnavailable(f"cannot reach the Docker daemon ({_reason(exc)}): {start_hint()}") from None
     return c
+
+
+def _reason(exc: Exception) -> str:
+    """The useful part of docker-py's nested connection errors."""
+    text = str(exc)
+    where = os.environ.get("DOCKER_HOST") or ("the Docker Desktop pipe" if sys.platform == "win32"
+                                              else "/var/run/docker.sock")
+    if "FileNotFoundError" in text or "No such file" in text:
+        return f"nothing listens at {where}"
+    if "PermissionError" in text or "Permission denied" in text:
+        return f"permission denied on {where}: run as root or join the docker group"
+    if "Connection refused" in text:
+        return f"connection refused at {where}"
+    return _short(text.splitlines()[0] if text else type(exc).__name__)
 
 
 def _short(text: str, limit: int = 160) -> str:

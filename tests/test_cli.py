@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -92,3 +93,13 @@ def test_help_imports_no_heavy_module():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_no_docker_daemon_is_one_line_saying_how_to_start_one(tmp_path):
+    nowhere = f"unix://{tmp_path}/docker.sock"
+    result = tfenv("run", "tf29", "--os", "debian11", "--", "true", env={**os.environ, "DOCKER_HOST": nowhere})
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"tfenv: error: cannot reach the Docker daemon (nothing listens at {nowhere}): start it with "
+        "`sudo systemctl start docker` (or `sudo dockerd &`), or set DOCKER_HOST"
+    ]
