@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -38,3 +39,32 @@ def checkout_copy(tmp_path) -> Path:
     for folder in ("dockerfiles", "wsl"):
         shutil.copytree(ROOT / folder, dest / folder, ignore=shutil.ignore_patterns("templates"))
     return dest
+
+
+@pytest.fixture(scope="session")
+def docker_client():
+    """The real Docker daemon: a failure in CI (CI=true), a skip elsewhere, saying why."""
+    from builder import dockerhost
+    from builder.errors import TfenvError
+
+    try:
+        return dockerhost.client()
+    except TfenvError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs a Docker daemon: {exc}")
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def base_image(docker_client) -> str:
+    """The debian11 base the docker tests start from (`tfenv base debian11` makes it)."""
+    from docker.errors import ImageNotFound
+
+    ref = os.environ.get("TFENV_TEST_BASE_IMAGE", "tfenv/debian:bullseye")
+    try:
+        docker_client.images.get(ref)
+    except ImageNotFound:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{ref} is missing: .ci/run creates it with `tfenv base debian11`")
+        pytest.skip(f"{ref} is missing: create it with `tfenv base debian11`")
+    return ref

@@ -18,25 +18,16 @@ import uuid
 import pytest
 from docker.errors import ImageNotFound
 
-from builder import dockerhost, images, progress
-from builder.errors import TfenvError
+from builder import images, progress
 
 pytestmark = pytest.mark.docker
 BASE = os.environ.get("TFENV_TEST_BASE_IMAGE", "tfenv/debian:bullseye")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.fixture(scope="module")
-def client():
-    try:
-        c = dockerhost.client()
-    except TfenvError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI needs a Docker daemon: {exc}")
-        pytest.skip(str(exc))
-    if not images._local(c, BASE):
-        pytest.fail(f"{BASE} is missing: run `tfenv base debian11` first")
-    return c
+@pytest.fixture
+def client(docker_client, base_image):
+    return docker_client
 
 
 @pytest.fixture

@@ -17,25 +17,16 @@ from pathlib import Path
 import pytest
 
 from builder import dockerhost, run
-from builder.errors import TfenvError
 
 pytestmark = pytest.mark.docker
 
 ROOT = Path(__file__).resolve().parent.parent
-BASE = "tfenv/debian:bullseye"
+BASE = os.environ.get("TFENV_TEST_BASE_IMAGE", "tfenv/debian:bullseye")
 
 
-@pytest.fixture(scope="module")
-def client():
-    try:
-        c = dockerhost.client()
-    except TfenvError as exc:
-        pytest.skip(str(exc))
-    try:
-        c.images.get(BASE)
-    except Exception:  # noqa: BLE001
-        pytest.skip(f"{BASE} is not in the local daemon")
-    return c
+@pytest.fixture
+def client(docker_client, base_image):
+    return docker_client
 
 
 @pytest.fixture

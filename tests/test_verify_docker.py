@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 import subprocess
 import sys
@@ -10,20 +9,14 @@ import sys
 import pytest
 
 from builder import dockerhost
-from builder.errors import TfenvError
 
 TFENV = [sys.executable, "-m", "builder.cli"]
 pytestmark = pytest.mark.docker
 
 
-@pytest.fixture(scope="module")
-def daemon():
-    try:
-        return dockerhost.client()
-    except TfenvError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI needs a Docker daemon: {exc}")
-        pytest.skip(str(exc))
+@pytest.fixture
+def daemon(docker_client):
+    return docker_client
 
 
 def tfenv(*args):

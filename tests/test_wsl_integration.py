@@ -20,7 +20,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "wsl" / "tf29" / "install.sh"
-BASE_IMAGE = "tfenv/debian:bullseye"
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 CA_IN_BOX = "/tfenv-ca/ca-certificates.crt"  # not the box's own path: its ca-certificates package rewrites that
 VENV = "/root/.venvs/tfenv-tf29"
@@ -37,21 +36,14 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def container():
-    docker = pytest.importorskip("docker")
-    try:
-        client = docker.from_env()
-        client.images.get(BASE_IMAGE)
-    except docker.errors.ImageNotFound:
-        pytest.skip(f"{BASE_IMAGE} is not built here")
-    except docker.errors.DockerException as exc:
-        pytest.skip(f"no Docker daemon: {exc}")
+def container(docker_client, base_image):
+    client = docker_client
     volumes = {str(SCRIPT.parent): {"bind": "/w", "mode": "ro"}, CA_BUNDLE: {"bind": CA_IN_BOX, "mode": "ro"}}
     cache = os.environ.get("TFENV_TEST_PIP_CACHE")
     if cache:
         volumes[cache] = {"bind": "/root/.cache/pip", "mode": "rw"}
     name = f"tfenv-test-wsl-{uuid.uuid4().hex[:8]}"
-    box = client.containers.run(BASE_IMAGE, ["sleep", "infinity"], name=name, detach=True, volumes=volumes,
+    box = client.containers.run(base_image, ["sleep", "infinity"], name=name, detach=True, volumes=volumes,
                                 labels={"io.tfenv.test": "wsl"}, init=True)
     try:
         yield box

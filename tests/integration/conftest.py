@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from builder import dockerhost, images, matrix, progress, tags
-from builder.errors import TfenvError
+from builder import images, matrix, progress, tags
 from builder.matrix import Target
 
 CI_REPO = "tfenv-ci/tensorflow"
@@ -36,16 +35,6 @@ class BuiltImage:
     jupyter_refs: list[str]
     target: Target
     created: list[str] = field(default_factory=list)  # refs this session made and must remove
-
-
-@pytest.fixture(scope="session")
-def docker_client():
-    try:
-        return dockerhost.client()
-    except TfenvError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI needs a Docker daemon: {exc}")
-        pytest.skip(str(exc))
 
 
 @pytest.fixture(autouse=True)

@@ -40,8 +40,8 @@ def tfenv(*args, cwd, timeout=300):
 
 
 @pytest.fixture
-def client():
-    return dockerhost.client()
+def client(docker_client):
+    return docker_client
 
 
 @pytest.fixture
