@@ -59,10 +59,11 @@ def test_lock_installs_and_imports(bullseye, target):
         f"pip install -q --no-cache-dir --no-deps {pins}; pip check; "
         "python -c 'import tensorflow as tf; print(tf.__version__, int(tf.reduce_sum(tf.ones([3, 3]))))'"
     )
-    code, out = bullseye.exec_run(["bash", "-c", script])
-    text = out.decode(errors="replace")
+    # stdout and stderr apart: TF's log lines on stderr may interleave with the printed result.
+    code, (out, err) = bullseye.exec_run(["bash", "-c", script], demux=True)
+    stdout, stderr = (out or b"").decode(errors="replace"), (err or b"").decode(errors="replace")
     try:
-        assert code == 0, text[-3000:]
-        assert text.strip().splitlines()[-1] == f"{target.env.tensorflow} 9"
+        assert code == 0, (stdout + stderr)[-3000:]
+        assert stdout.strip().splitlines()[-1] == f"{target.env.tensorflow} 9", stdout + stderr[-2000:]
     finally:
         bullseye.exec_run(["rm", "-rf", "/tmp/venv"])
