@@ -74,9 +74,6 @@ class CudaStack:
     debian: DebianCuda | None
     wsl: WslCuda | None = None
 
-    def families(self) -> tuple[str, ...]:
-        return tuple(f for f, v in (("ubuntu", self.ubuntu), ("debian", self.debian)) if v)
-
 
 @dataclass(frozen=True)
 class Env:
@@ -157,7 +154,6 @@ class Matrix:
     cuda: dict[str, CudaStack]
     envs: dict[str, Env]
     jupyter_packages: tuple[str, ...]
-    default_os: dict[str, str] = field(default_factory=dict)
     wsl: WslSettings | None = None
 
     def env(self, name: str) -> Env:

@@ -6,6 +6,7 @@ tfenv; `check` reports every file that differs from what the matrix renders toda
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,13 +49,18 @@ def ld_library_path(target: Target) -> str:
     return ":".join(dirs)
 
 
+def wheel_lib_dirs(pip: dict[str, str]) -> list[str]:
+    """site-packages-relative folders the NVIDIA wheels put their libraries in
+    (nvidia-cudnn-cu11 -> nvidia/cudnn/lib, nvidia-cuda-runtime-cu11 -> nvidia/cuda_runtime/lib)."""
+    return [f"nvidia/{re.sub(r'^nvidia-|-cu[0-9]+$', '', name).replace('-', '_')}/lib" for name in pip]
+
+
 def pip_lib_dirs(target: Target, matrix: Matrix) -> list[str]:
-    """Library folders of the NVIDIA wheels: nvidia-cudnn-cu11 unpacks to site-packages/nvidia/cudnn/lib."""
+    """Absolute library folders of the NVIDIA wheels in the image's venv (debian11 only)."""
     if target.os.family != "debian":
         return []
     site = f"{matrix.image.venv}/lib/python{target.python}/site-packages"
-    names = [name[len("nvidia-"):].rsplit("-cu", 1)[0].replace("-", "_") for name in target.env.cuda.debian.pip]
-    return [f"{site}/nvidia/{name}/lib" for name in names]
+    return [f"{site}/{folder}" for folder in wheel_lib_dirs(target.env.cuda.debian.pip)]
 
 
 def shim_dir(target: Target) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from builder import lock, paths
 from builder.errors import TfenvError
 from builder.matrix import Env, Matrix, Target, _unknown, _vkey
-from builder.render import PIP_VERSION, Rendered, _jinja
+from builder.render import PIP_VERSION, Rendered, _jinja, wheel_lib_dirs
 
 BASH_NAME = "install.sh"
 POWERSHELL_NAME = "setup.ps1"
@@ -29,6 +29,7 @@ class WslError(TfenvError):
 @dataclass(frozen=True)
 class Distro:
     name: str  # WSL's name, e.g. "Ubuntu-20.04"
+    os: str  # the OS variant it matches, e.g. "ubuntu20.04"
     id: str
     version_id: str
     python: str
@@ -46,20 +47,10 @@ def distros(matrix: Matrix, env: Env) -> list[Distro]:
             continue
         variant = matrix.os[d.os]
         repo = env.cuda.ubuntu.repos.get(d.os, "") if env.cuda.ubuntu else ""
-        found.append(Distro(d.name, d.id, d.version_id, variant.python, variant.family, repo))
+        found.append(Distro(d.name, d.os, d.id, d.version_id, variant.python, variant.family, repo))
     if not found:
         raise WslError(f"{env.name} has no OS variant that a WSL distribution in {matrix.path.name} serves")
     return found
-
-
-def wheel_lib_dirs(pip: dict[str, str]) -> list[str]:
-    """site-packages-relative folders the NVIDIA wheels put their libraries in (nvidia-cuda-runtime-cu11
-    -> nvidia/cuda_runtime/lib). The cuDNN wheel is named like the rest."""
-    dirs = []
-    for name in pip:
-        stem = re.sub(r"^nvidia-|-cu\d+$", "", name).replace("-", "_")
-        dirs.append(f"nvidia/{stem}/lib")
-    return dirs
 
 
 def driver_min(matrix: Matrix, env: Env) -> str:
@@ -89,7 +80,7 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
     for d in chosen:
         if d.python in requirements:
             continue
-        target = Target(env, matrix.os[next(w.os for w in matrix.wsl.distros.values() if w.name == d.name)])
+        target = Target(env, matrix.os[d.os])
         pins = lock.read(target, False, locks_root).requirements()
         requirements[d.python] = pins + [f"{n}=={v}" for n, v in stack.wsl.pip.items()]
     links = list(env.shims) + list(stack.wsl.links)
