@@ -82,7 +82,7 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
     use_gpu, reason = dockerhost.resolve_gpus(c, gpus)
     ref = tags.image_refs(target, repo, jupyter=jupyter)[1]
     hint = f"tfenv build {env} --os {target.os.name}" + (" --jupyter" if jupyter else "")
-    if jupyter and build and not _has_image(c, ref):
+    if jupyter and build and not dockerhost.has_image(c, ref):
         _build_jupyter(m, target, repo)
     image = dockerhost.require_image(c, ref, hint)
     if not use_gpu and gpus == "auto":
@@ -99,16 +99,6 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
     if interactive:
         sys.exit(run.run_interactive(spec))
     sys.exit(run.run_streaming(c, spec))
-
-
-def _has_image(c, ref: str) -> bool:
-    from docker.errors import ImageNotFound
-
-    try:
-        c.images.get(ref)
-        return True
-    except ImageNotFound:
-        return False
 
 
 def _build_jupyter(m, target, repo: str) -> None:

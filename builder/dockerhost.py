@@ -102,6 +102,16 @@ def device_requests(use_gpu: bool) -> list:
     return [DeviceRequest(count=-1, capabilities=[["gpu"]])]
 
 
+def has_image(c, ref: str) -> bool:
+    from docker.errors import ImageNotFound
+
+    try:
+        c.images.get(ref)
+    except ImageNotFound:
+        return False
+    return True
+
+
 def require_image(c, ref: str, build_hint: str):
     """The local image `ref`, or ImageMissing that says how to build it."""
     from docker.errors import ImageNotFound

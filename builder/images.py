@@ -134,16 +134,6 @@ def build_args(base_image: str, options: BuildOptions) -> dict[str, str]:
 # --- base image -----------------------------------------------------------------------------------
 
 
-def _local(c, ref: str) -> bool:
-    from docker.errors import ImageNotFound
-
-    try:
-        c.images.get(ref)
-    except ImageNotFound:
-        return False
-    return True
-
-
 def pull(c, ref: str, display: Display) -> None:
     """Pull one image with download progress; any failure becomes a one-line BaseImageMissing reason."""
     from docker.errors import DockerException
@@ -173,9 +163,9 @@ def missing_base_hint(target: Target, ref: str) -> str:
 def resolve_base(c, target: Target, options: BuildOptions, display: Display) -> str:
     """The FROM image to build on, pulled if needed, or BaseImageMissing saying how to make it."""
     ref = options.base_image or target.os.base_image
-    local = _local(c, ref)
+    local = dockerhost.has_image(c, ref)
     if not options.base_image and not local and target.os.family == "debian" and options.pull is not True \
-            and _local(c, DEBIAN_BASE_TAG):
+            and dockerhost.has_image(c, DEBIAN_BASE_TAG):
         display.note(f"{ref} is not local: building on {DEBIAN_BASE_TAG} (made by `tfenv base`)")
         return DEBIAN_BASE_TAG
     if options.pull is True or (options.pull is None and not local):

@@ -18,7 +18,7 @@ import uuid
 import pytest
 from docker.errors import ImageNotFound
 
-from builder import images, progress
+from builder import dockerhost, images, progress
 
 pytestmark = pytest.mark.docker
 BASE = os.environ.get("TFENV_TEST_BASE_IMAGE", "tfenv/debian:bullseye")
@@ -167,7 +167,7 @@ def test_cli_without_daemon_says_how_to_start_one():
 
 
 def test_cli_ubuntu_base_that_cannot_be_pulled(client):
-    if images._local(client, "ubuntu:20.04"):
+    if dockerhost.has_image(client, "ubuntu:20.04"):
         pytest.skip("ubuntu:20.04 is local here")
     result = tfenv("build", "tf29", "--os", "ubuntu20.04", "--plain")
     assert result.returncode == 2, result.stdout + result.stderr

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from builder import images, matrix, progress, tags
+from builder import dockerhost, images, matrix, progress, tags
 from builder.matrix import Target
 
 CI_REPO = "tfenv-ci/tensorflow"
@@ -44,7 +44,7 @@ def _docker_marked_tests_need_a_daemon(request):
 
 
 def _existing(c, refs) -> bool:
-    return all(images._local(c, ref) for ref in refs)
+    return all(dockerhost.has_image(c, ref) for ref in refs)
 
 
 @pytest.fixture(scope="session")
@@ -66,7 +66,7 @@ def tf29_image(docker_client):
     )
     # Tags that exist before the build belong to someone else's run: leave them alone.
     all_refs = tags.image_refs(target, CI_REPO) + tags.image_refs(target, CI_REPO, jupyter=True)
-    before = {ref for ref in all_refs if images._local(docker_client, ref)}
+    before = {ref for ref in all_refs if dockerhost.has_image(docker_client, ref)}
     result = None
     try:
         result = images.build(m, target, options, progress.Display(), docker_client)
