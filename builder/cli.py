@@ -5,12 +5,13 @@ Commands are imported only when run, so `tfenv --help` stays fast (no docker, ri
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 
 import click
 
-from builder import __version__
+from builder import __version__, references
 from builder.errors import TfenvError
 
 # name -> ("module:attribute", one-line help). Help is written here so listing commands imports nothing.
@@ -62,8 +63,9 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="tfenv")
 @click.option("--matrix", "matrix_path", type=click.Path(dir_okay=False), envvar="TFENV_MATRIX",
               help="Use this matrix file instead of the packaged matrix.yaml.")
+@click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")
 @click.pass_context
-def cli(ctx, matrix_path):
+def cli(ctx, matrix_path, debug):
     """Known-good TensorFlow 2.2-2.9 GPU environments, and why your machine fails."""
     ctx.obj = {"matrix_path": matrix_path}
 
@@ -75,26 +77,67 @@ def load_matrix(ctx: click.Context):
 
 
 def main(argv=None):
-    """Entry point: known problems become one line on stderr and an exit code, never a traceback."""
+    """Entry point: every problem becomes one line on stderr and a documented exit code, never a traceback."""
+    from builder import exitcodes
+
+    _tolerant_output()
+    exitcodes.install_signal_handlers()
+    debug = _debug_requested(argv)
     try:
         # Without standalone mode Click returns a command's ctx.exit() code instead of exiting.
         rc = cli.main(args=argv, prog_name="tfenv", standalone_mode=False)
-        if isinstance(rc, int) and rc:
-            sys.exit(rc)
+        code = rc if isinstance(rc, int) else 0
     except TfenvError as exc:
         click.echo(f"tfenv: error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+        code = exc.exit_code
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("tfenv: interrupted", err=True)
-        sys.exit(130)
+        code = exitcodes.interrupted_code()
     except click.ClickException as exc:
         exc.show()
-        sys.exit(exc.exit_code)
+        code = exc.exit_code
     except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo("tfenv: interrupted", err=True)
-        sys.exit(130)
+        code = exc.exit_code
+    except SystemExit as exc:  # commands that sys.exit() with their container's status
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else exitcodes.BAD_INPUT)
+        if code == exitcodes.INTERRUPTED:
+            code = exitcodes.interrupted_code()
+    except MemoryError:
+        click.echo("tfenv: error: out of memory", err=True)
+        code = exitcodes.BAD_INPUT
+    except Exception as exc:  # a bug: one line (70), the traceback only when asked for
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        detail = _one_line(f"{type(exc).__name__}: {exc}")
+        click.echo(f"tfenv: internal error: {detail} (run with --debug for the traceback)", err=True)
+        code = exitcodes.INTERNAL
+    if code:
+        sys.exit(code)
+
+
+def _debug_requested(argv) -> bool:
+    import os
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    if "--" in args:
+        args = args[: args.index("--")]
+    return "--debug" in args or bool(os.environ.get("TFENV_DEBUG"))
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _tolerant_output() -> None:
+    """An ASCII-only or cp437 terminal gets '?' for what it cannot show instead of UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a closed or detached stream
+                reconfigure(errors="replace")
 
 
 # --- matrix, show, render, lock: light commands that live here ------------------------------
@@ -124,7 +167,8 @@ def matrix_cmd(ctx, as_json, as_yaml, markdown):
 @click.command("show")
 @click.argument("env")
 @click.option("--os", "os_name", help="Only this OS variant.")
-@click.option("--repo", help="Image repository for the tags (default: from the matrix).")
+@click.option("--repo", callback=references.repository_option,
+              help="Image repository for the tags (default: from the matrix).")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_context
 def show_cmd(ctx, env, os_name, repo, as_json):

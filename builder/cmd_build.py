@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import click
 
+from builder import references
+
 
 @click.command("build")
 @click.argument("env")
 @click.option("--os", "os_name", help="OS variant (default: the environment's first one).")
-@click.option("--repo", help="Image repository (default: tfenv/tensorflow, from the matrix).")
+@click.option("--repo", callback=references.repository_option,
+              help="Image repository (default: tfenv/tensorflow, from the matrix).")
 @click.option("--jupyter", is_flag=True, help="Also build the Jupyter stage (tags end in -jupyter).")
 @click.option("--push", is_flag=True, help="Push every tag after building.")
-@click.option("--base-image", help="Build on this image instead of the variant's default (local or mirrored).")
+@click.option("--base-image", callback=references.reference_option,
+              help="Build on this image instead of the variant's default (local or mirrored).")
 @click.option("--pip-index-url", metavar="URL", help="pip index to use inside the build, e.g. a local mirror.")
 @click.option("--apt-mirror", metavar="URL", help="apt mirror, e.g. http://mirror.example.org/debian.")
 @click.option("--ca-cert", type=click.Path(dir_okay=False), metavar="FILE",
@@ -38,7 +42,8 @@ def build_cmd(ctx, env, os_name, repo, jupyter, push, base_image, pip_index_url,
 
 @click.command("base")
 @click.argument("os_name", metavar="OS", type=click.Choice(["debian11"]))
-@click.option("--tag", help="Image name (default: tfenv/debian:bullseye).")
+@click.option("--tag", callback=references.reference_option,
+              help="Image name (default: tfenv/debian:bullseye).")
 @click.option("--mirror", metavar="URL", help="Debian mirror for debootstrap, e.g. http://mirror.example.org/debian.")
 @click.option("--plain", is_flag=True, help="Plain log lines instead of the live display.")
 def base_cmd(os_name, tag, mirror, plain):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from builder import references
 from builder.cli import load_matrix
 from builder.errors import TfenvError
 
@@ -20,7 +21,8 @@ def ci():
 @ci.command("matrix")
 @click.argument("envs", nargs=-1, metavar="[ENV]...")
 @click.option("--os", "os_names", multiple=True, metavar="OS", help="Only this OS variant (repeatable).")
-@click.option("--repo", help="Image repository for the tags (default: from the matrix).")
+@click.option("--repo", callback=references.repository_option,
+              help="Image repository for the tags (default: from the matrix).")
 @click.option("--json", "as_json", is_flag=True,
               help="One line of JSON: the `include` list, for fromJSON() in a workflow.")
 @click.pass_context
@@ -43,7 +45,8 @@ def matrix_cmd(ctx, envs, os_names, repo, as_json):
 @click.command("bake")
 @click.argument("envs", nargs=-1, metavar="[ENV]...")
 @click.option("--os", "os_names", multiple=True, metavar="OS", help="Only this OS variant (repeatable).")
-@click.option("--repo", help="Default of the bake variable REPO (default: from the matrix).")
+@click.option("--repo", callback=references.repository_option,
+              help="Default of the bake variable REPO (default: from the matrix).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
               help=f"Write here ('-': standard output, the default). The checkout commits {BAKE_FILE}.")
 @click.option("--check", is_flag=True, help=f"Fail when the committed {BAKE_FILE} (or -o FILE) differs.")

@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from builder import references
 from builder.errors import TfenvError
 
 
@@ -24,7 +25,8 @@ def _isatty(stream) -> bool:
 @click.argument("env")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- CMD...]")
 @click.option("--os", "os_name", help="OS variant (default: the environment's first).")
-@click.option("--repo", help="Image repository (default: from the matrix).")
+@click.option("--repo", callback=references.repository_option,
+              help="Image repository (default: from the matrix).")
 @click.option("--gpus", type=click.Choice(["auto", "all", "none"]), default="auto", show_default=True,
               help="auto: all GPUs when Docker has the NVIDIA runtime, otherwise none.")
 @click.option("-v", "--volume", "volumes", multiple=True, metavar="HOST:CONTAINER[:ro]", help="Extra bind mount.")

@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from builder import references
+
 EXIT_CODES = """\b
 Exit status:
   0  every check passed (skipped GPU checks allowed)
@@ -25,8 +27,9 @@ On a GPU host: tfenv test tf29 --gpus all"""
               help="auto: GPU checks when the Docker daemon has an NVIDIA runtime, else skipped; "
                    "all: require a GPU; none: CPU checks only.")
 @click.option("--junit-xml", type=click.Path(dir_okay=False, writable=True), help="Also write JUnit XML here.")
-@click.option("--repo", help="Image repository (default: from the matrix).")
-@click.option("--image", "image_ref", metavar="REF",
+@click.option("--repo", callback=references.repository_option,
+              help="Image repository (default: from the matrix).")
+@click.option("--image", "image_ref", metavar="REF", callback=references.reference_option,
               help="Test this image instead; without ENV its io.tfenv.* labels say which environment it is.")
 @click.pass_context
 def command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):

@@ -6,6 +6,7 @@ Every error names the file, the key path and what was expected, in one line.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -208,6 +209,14 @@ class _Checker:
                 self.fail(f"{path}.{key}" if path else str(key), f"unknown key{hint}")
         return value
 
+    def names(self, value: Any, path: str) -> dict:
+        """A mapping whose keys are names (environments, OS variants): each key must be a string."""
+        self.mapping(value, path, optional=value.keys() if isinstance(value, dict) else ())
+        for key in value:
+            if not isinstance(key, str) or not key:
+                self.fail(f"{path}.{key}", f"expected a name, got {_type_name(key)} (quote it: '{key}')")
+        return value
+
     def string(self, value: Any, path: str) -> str:
         if not isinstance(value, str) or not value:
             self.fail(path, f"expected a non-empty string, got {_type_name(value)}")
@@ -215,7 +224,7 @@ class _Checker:
 
     def version(self, value: Any, path: str) -> str:
         text = self.string(value, path)
-        if not all(p.isdigit() for p in text.split(".")):
+        if not _VERSION.fullmatch(text):  # ASCII digits only: str.isdigit() accepts '²', int() does not
             self.fail(path, f"expected a version like '1.2.3', got {text!r}")
         return text
 
@@ -235,6 +244,10 @@ class _Checker:
         return text
 
 
+_VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def _type_name(value: Any) -> str:
     if value is None:
         return "nothing"
@@ -248,20 +261,13 @@ def _type_name(value: Any) -> str:
 
 def load(path: Path | str | None = None) -> Matrix:
     """Read and validate a matrix file (the packaged matrix.yaml by default)."""
-    import yaml  # lazy: keeps `tfenv --help` fast
+    from builder import yamlfile
 
     path = Path(path) if path else paths.matrix_file()
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise MatrixError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path.name}:{mark.line + 1}:{mark.column + 1}" if mark else path.name
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise MatrixError(f"{where}: invalid YAML: {problem}") from None
+        data = yamlfile.load(path, "matrix file")
+    except TfenvError as exc:
+        raise MatrixError(str(exc)) from None
     return parse(data, path)
 
 
@@ -273,18 +279,18 @@ def parse(data: Any, path: Path) -> Matrix:
         c.fail("schema", f"expected 1, got {top['schema']!r}")
     image = _parse_image(c, top["image"])
     os_variants = {
-        name: _parse_os(c, name, v) for name, v in c.mapping(top["os"], "os", optional=top["os"] or ()).items()
+        name: _parse_os(c, name, v) for name, v in c.names(top["os"], "os").items()
     }
     sonames = {
         name: _parse_sonames(c, name, v)
-        for name, v in c.mapping(top["sonames"], "sonames", optional=top["sonames"] or ()).items()
+        for name, v in c.names(top["sonames"], "sonames").items()
     }
     cuda = {
         str(name): _parse_cuda(c, str(name), v, os_variants)
         for name, v in c.mapping(top["cuda"], "cuda", optional=top["cuda"] or ()).items()
     }
     jupyter = c.mapping(top["jupyter"], "jupyter", required=("packages",))
-    envs_raw = c.mapping(top["envs"], "envs", optional=top["envs"] or ())
+    envs_raw = c.names(top["envs"], "envs")
     if not envs_raw:
         c.fail("envs", "expected at least one environment")
     envs = {name: _parse_env(c, name, v, os_variants, sonames, cuda) for name, v in envs_raw.items()}
@@ -305,7 +311,7 @@ def _parse_wsl(c: _Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslS
     if not isinstance(build, int) or isinstance(build, bool) or build <= 0:
         c.fail("wsl.windows_build_min", f"expected a positive integer, got {_type_name(build)}")
     distros = {}
-    for name, d in c.mapping(m["distros"], "wsl.distros", optional=m["distros"] or ()).items():
+    for name, d in c.names(m["distros"], "wsl.distros").items():
         p = f"wsl.distros.{name}"
         d = c.mapping(d, p, required=("os", "id", "version_id"))
         distros[str(name)] = WslDistro(
@@ -479,12 +485,17 @@ def _parse_shim(c: _Checker, path: str, raw: Any) -> Shim:
 
 
 def _date(c: _Checker, value: Any, path: str) -> str:
+    """A calendar date as text. The strict YAML loader keeps dates as strings; a timestamp is refused."""
     import datetime
 
+    if isinstance(value, datetime.datetime):
+        c.fail(path, f"expected a date like '2022-12-31', got the timestamp {value.isoformat()!r}")
     if isinstance(value, datetime.date):
         return value.isoformat()
     text = c.string(value, path)
     try:
+        if not _DATE.fullmatch(text):
+            raise ValueError(text)
         datetime.date.fromisoformat(text)
     except ValueError:
         c.fail(path, f"expected a date like '2022-12-31', got {text!r}")
