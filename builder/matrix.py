@@ -222,6 +222,17 @@ class _Checker:
             self.fail(path, f"expected a non-empty string, got {_type_name(value)}")
         return value
 
+    def reference(self, value: Any, path: str, repository: bool = False) -> str:
+        """An image reference (or a repository name) Docker accepts."""
+        from builder import references
+
+        text = self.string(value, path)
+        try:
+            (references.check_repository if repository else references.check_reference)(text, "image")
+        except references.BadReference as exc:
+            self.fail(path, str(exc))
+        return text
+
     def version(self, value: Any, path: str) -> str:
         text = self.string(value, path)
         if not _VERSION.fullmatch(text):  # ASCII digits only: str.isdigit() accepts '²', int() does not
@@ -275,7 +286,7 @@ def parse(data: Any, path: Path) -> Matrix:
     c = _Checker(path.name)
     top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"),
                     optional=("wsl",))
-    if top["schema"] != 1:
+    if type(top["schema"]) is not int or top["schema"] != 1:  # `true == 1` in Python
         c.fail("schema", f"expected 1, got {top['schema']!r}")
     image = _parse_image(c, top["image"])
     os_variants = {
@@ -349,7 +360,7 @@ def _parse_image(c: _Checker, raw: Any) -> ImageSettings:
     if not isinstance(m["uid"], int) or isinstance(m["uid"], bool) or m["uid"] <= 0:
         c.fail("image.uid", f"expected a positive integer, got {_type_name(m['uid'])}")
     return ImageSettings(
-        repo=c.string(m["repo"], "image.repo"),
+        repo=c.reference(m["repo"], "image.repo", repository=True),
         user=c.string(m["user"], "image.user"),
         uid=m["uid"],
         venv=c.string(m["venv"], "image.venv"),
@@ -366,7 +377,7 @@ def _parse_os(c: _Checker, name: str, raw: Any) -> OsVariant:
     return OsVariant(
         name=name,
         family=family,
-        base_image=c.string(m["base_image"], f"{p}.base_image"),
+        base_image=c.reference(m["base_image"], f"{p}.base_image"),
         python=c.version(m["python"], f"{p}.python"),
         packages=c.str_map(m["packages"], f"{p}.packages"),
         nvidia_repo=m.get("nvidia_repo"),
