@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from builder import __version__, references
+from builder import __version__, options, references
 from builder.errors import TfenvError
 
 # name -> ("module:attribute", one-line help). Help is written here so listing commands imports nothing.
@@ -74,6 +74,15 @@ def load_matrix(ctx: click.Context):
     from builder import matrix
 
     return matrix.load(ctx.find_root().obj.get("matrix_path"))
+
+
+def checkout_matrix(ctx: click.Context, checkout):
+    """The checkout's own matrix.yaml for drift checks (unless --matrix names one): a non-editable install
+    carries its own copy, which is not what the checkout's committed files are compared with."""
+    from builder import matrix
+
+    given = ctx.find_root().obj.get("matrix_path")
+    return matrix.load(given or (checkout / "matrix.yaml" if checkout else None))
 
 
 def main(argv=None):
@@ -166,7 +175,7 @@ def matrix_cmd(ctx, as_json, as_yaml, markdown):
 
 @click.command("show")
 @click.argument("env")
-@click.option("--os", "os_name", help="Only this OS variant.")
+@click.option("--os", "os_name", callback=options.nonempty, help="Only this OS variant.")
 @click.option("--repo", callback=references.repository_option,
               help="Image repository for the tags (default: from the matrix).")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
@@ -185,7 +194,7 @@ def show_cmd(ctx, env, os_name, repo, as_json):
 @click.command("render")
 @_env_names_arg
 @click.option("--all", "all_", is_flag=True, help="Every environment (the default when none is named).")
-@click.option("--os", "os_name", help="Only this OS variant.")
+@click.option("--os", "os_name", callback=options.nonempty, help="Only this OS variant.")
 @click.option("--out", type=click.Path(file_okay=False), help="Write under this folder instead of the checkout.")
 @click.option("--check", is_flag=True, help="Fail when the committed renders differ from matrix.yaml.")
 @click.pass_context
@@ -194,13 +203,15 @@ def render_cmd(ctx, envs, all_, os_name, out, check):
 
     from builder import paths, render, wsl
 
-    m = load_matrix(ctx)
-    targets = _select_targets(m, envs, os_name)
-    # The WSL scripts (wsl/ENV/) are per environment, not per OS variant: --os leaves them out.
-    rendered = render.render_all(m, targets) + ([] if os_name else wsl.render_all(m, list(envs) or None))
+    if all_ and envs:
+        raise TfenvError(f"--all renders every environment: drop --all or the names ({' '.join(envs)})")
     root = Path(out) if out else paths.checkout_root()
     if root is None:
         raise TfenvError("not in a tfenv checkout: pass --out DIR for the rendered dockerfiles/ and wsl/")
+    m = checkout_matrix(ctx, None if out else root)
+    targets = _select_targets(m, envs, os_name)
+    # The WSL scripts (wsl/ENV/) are per environment, not per OS variant: --os leaves them out.
+    rendered = render.render_all(m, targets) + ([] if os_name else wsl.render_all(m, list(envs) or None))
     if not check:
         for path in render.write(rendered, root):
             click.echo(str(path))
@@ -209,7 +220,9 @@ def render_cmd(ctx, envs, all_, os_name, out, check):
     for problem in problems:
         click.echo(f"drift: {problem}", err=True)
     if problems:
-        raise TfenvError(f"{len(problems)} rendered file(s) differ from matrix.yaml: run `tfenv render`")
+        from builder.errors import ChecksFailed
+
+        raise ChecksFailed(f"{len(problems)} rendered file(s) differ from matrix.yaml: run `tfenv render`")
     click.echo(f"{len(rendered)} rendered files match matrix.yaml")
 
 
@@ -224,7 +237,10 @@ def lock_cmd(ctx, envs, jupyter):
     wanted = set(envs) or set(m.envs)
     for name in wanted:
         m.env(name)  # unknown names fail with the nearest match
-    root = (paths.checkout_root() or paths.data_root()) / "locks"
+    checkout = paths.checkout_root()
+    if checkout is None:  # never rewrite an installed package's own files (site-packages)
+        raise TfenvError("`tfenv lock` writes a checkout's locks/: run it inside a tfenv checkout")
+    root = checkout / "locks"
     for target in lock.lock_targets(m):
         if target.env.name not in wanted:
             continue

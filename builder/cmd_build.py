@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from builder import references
+from builder import options, references
 
 
 @click.command("build")
 @click.argument("env")
-@click.option("--os", "os_name", help="OS variant (default: the environment's first one).")
+@click.option("--os", "os_name", callback=options.nonempty, help="OS variant (default: the environment's first one).")
 @click.option("--repo", callback=references.repository_option,
               help="Image repository (default: tfenv/tensorflow, from the matrix).")
 @click.option("--jupyter", is_flag=True, help="Also build the Jupyter stage (tags end in -jupyter).")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from builder import references
-from builder.cli import load_matrix
-from builder.errors import TfenvError
+from builder import options, references
+from builder.cli import checkout_matrix, load_matrix
+from builder.errors import ChecksFailed, TfenvError
 
 BAKE_FILE = "docker-bake.json"
 
@@ -20,7 +20,8 @@ def ci():
 
 @ci.command("matrix")
 @click.argument("envs", nargs=-1, metavar="[ENV]...")
-@click.option("--os", "os_names", multiple=True, metavar="OS", help="Only this OS variant (repeatable).")
+@click.option("--os", "os_names", callback=options.nonempty, multiple=True, metavar="OS",
+              help="Only this OS variant (repeatable).")
 @click.option("--repo", callback=references.repository_option,
               help="Image repository for the tags (default: from the matrix).")
 @click.option("--json", "as_json", is_flag=True,
@@ -44,7 +45,8 @@ def matrix_cmd(ctx, envs, os_names, repo, as_json):
 
 @click.command("bake")
 @click.argument("envs", nargs=-1, metavar="[ENV]...")
-@click.option("--os", "os_names", multiple=True, metavar="OS", help="Only this OS variant (repeatable).")
+@click.option("--os", "os_names", callback=options.nonempty, multiple=True, metavar="OS",
+              help="Only this OS variant (repeatable).")
 @click.option("--repo", callback=references.repository_option,
               help="Default of the bake variable REPO (default: from the matrix).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
@@ -54,10 +56,9 @@ def matrix_cmd(ctx, envs, os_names, repo, as_json):
 def bake(ctx, envs, os_names, repo, output, check):
     """A buildx bake file: one target per environment, OS variant and stage, grouped by CUDA."""
     from builder import ci as ci_mod
-    from builder import paths
+    from builder import files, paths
 
-    m = load_matrix(ctx)
-    text = ci_mod.dump(ci_mod.bake_file(m, ci_mod.select(m, envs, os_names), repo))
+    path = root = None
     if check:
         if output in (None, "-"):
             root = paths.checkout_root()
@@ -66,19 +67,16 @@ def bake(ctx, envs, os_names, repo, output, check):
             path = root / BAKE_FILE
         else:
             path = Path(output)
-        try:
-            committed = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise TfenvError(f"{path}: cannot read: {exc.strerror}") from None
+    m = checkout_matrix(ctx, root)
+    text = ci_mod.dump(ci_mod.bake_file(m, ci_mod.select(m, envs, os_names), repo))
+    if check:
+        committed = files.read_bytes(path, "bake file").decode("utf-8", errors="replace")
         if committed != text:
-            raise TfenvError(f"{path} differs from matrix.yaml: run `tfenv bake -o {path.name}`")
+            raise ChecksFailed(f"{path} differs from matrix.yaml: run `tfenv bake -o {path.name}`")
         click.echo(f"{path.name} matches matrix.yaml")
         return
     if output in (None, "-"):
         click.echo(text, nl=False)
         return
-    try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise TfenvError(f"{output}: cannot write: {exc.strerror}") from None
+    files.write_text(output, text, what="bake file")
     click.echo(output, err=True)

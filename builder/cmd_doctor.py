@@ -7,11 +7,10 @@ standalone copy (facts inlined) for machines that have nothing but Python.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
-from builder import doctor
+from builder import doctor, options
 from builder.cli import load_matrix
 from builder.errors import TfenvError
 from builder.matrix import Matrix
@@ -44,7 +43,8 @@ def facts_from_matrix(matrix: Matrix) -> dict:
 
 
 @click.command("doctor")
-@click.option("--env", "env_name", metavar="ENV", help="Check for this environment (default: the installed TF's).")
+@click.option("--env", "env_name", metavar="ENV", callback=options.nonempty,
+              help="Check for this environment (default: the installed TF's).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--import", "do_import", is_flag=True, help="Also import TensorFlow once and read its loader log.")
 @click.option("--write-standalone", type=click.Path(dir_okay=False), metavar="FILE",
@@ -54,16 +54,22 @@ def facts_from_matrix(matrix: Matrix) -> dict:
 @click.pass_context
 def command(ctx, env_name, as_json, do_import, write_standalone, write_facts):
     """Check GPU, driver, CUDA libraries, Python, WSL2 and Docker for an environment; say what to fix."""
+    if env_name is not None and not env_name.strip():
+        raise TfenvError("--env '': name an environment (see `tfenv matrix`), or leave --env out")
     m = load_matrix(ctx)
     if env_name:
         m.env(env_name)  # unknown names: one line with the nearest match, exit 2
     facts = facts_from_matrix(m)
     if write_standalone or write_facts:
-        for path, text in ((write_standalone, doctor.standalone_source(facts)),
-                           (write_facts, json.dumps(facts, indent=2, sort_keys=True) + "\n")):
-            if path:
-                _write(Path(path), text)
-                click.echo(path)
+        from builder import files
+
+        # Both or neither, and never one file twice: a half-done pair would be a doctor without its facts.
+        files.distinct([("--write-standalone", write_standalone), ("--write-facts", write_facts)])
+        items = [(path, text, None) for path, text in (
+            (write_standalone, doctor.standalone_source(facts)),
+            (write_facts, json.dumps(facts, indent=2, sort_keys=True) + "\n")) if path]
+        for path in files.write_all(items, what="doctor file", newline=None):
+            click.echo(str(path))
         return
     try:
         report = doctor.diagnose(facts, doctor.Host.current(), env_name, do_import)
@@ -72,10 +78,3 @@ def command(ctx, env_name, as_json, do_import, write_standalone, write_facts):
     click.echo(doctor.format_json(report) if as_json else doctor.format_text(report, facts), nl=False)
     if report.failed:
         raise ChecksFailed(f"{len(report.failed)} doctor check(s) failed; the fixes are above")
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise TfenvError(f"cannot write {path}: {exc.strerror}") from None

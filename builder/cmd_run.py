@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from builder import references
+from builder import options, references
 from builder.errors import TfenvError
 
 
@@ -24,7 +24,7 @@ def _isatty(stream) -> bool:
 @click.command("run", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("env")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- CMD...]")
-@click.option("--os", "os_name", help="OS variant (default: the environment's first).")
+@click.option("--os", "os_name", callback=options.nonempty, help="OS variant (default: the environment's first).")
 @click.option("--repo", callback=references.repository_option,
               help="Image repository (default: from the matrix).")
 @click.option("--gpus", type=click.Choice(["auto", "all", "none"]), default="auto", show_default=True,
@@ -32,7 +32,7 @@ def _isatty(stream) -> bool:
 @click.option("-v", "--volume", "volumes", multiple=True, metavar="HOST:CONTAINER[:ro]", help="Extra bind mount.")
 @click.option("-e", "--env", "env_vars", multiple=True, metavar="KEY=VALUE", help="Environment variable.")
 @click.option("--no-mount", is_flag=True, help="Do not mount the current directory at the working directory.")
-@click.option("--name", help="Container name (default: tfenv-ENV-run-XXXXXX).")
+@click.option("--name", callback=options.nonempty, help="Container name (default: tfenv-ENV-run-XXXXXX).")
 @click.option("--jupyter", is_flag=True, help="Start JupyterLab from the image's Jupyter stage.")
 @click.option("--build", is_flag=True, help="With --jupyter: build the Jupyter stage when it is missing.")
 @click.option("--port", type=click.IntRange(1, 65535),

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from builder import references
+from builder import options, references
 
 EXIT_CODES = """\b
 Exit status:
@@ -22,11 +22,11 @@ On a GPU host: tfenv test tf29 --gpus all"""
 
 @click.command("test", epilog=EXIT_CODES)
 @click.argument("env", required=False)
-@click.option("--os", "os_name", help="OS variant (default: the environment's first).")
+@click.option("--os", "os_name", callback=options.nonempty, help="OS variant (default: the environment's first).")
 @click.option("--gpus", type=click.Choice(["auto", "all", "none"]), default="auto", show_default=True,
               help="auto: GPU checks when the Docker daemon has an NVIDIA runtime, else skipped; "
                    "all: require a GPU; none: CPU checks only.")
-@click.option("--junit-xml", type=click.Path(dir_okay=False, writable=True), help="Also write JUnit XML here.")
+@click.option("--junit-xml", metavar="FILE", help="Also write JUnit XML here.")
 @click.option("--repo", callback=references.repository_option,
               help="Image repository (default: from the matrix).")
 @click.option("--image", "image_ref", metavar="REF", callback=references.reference_option,
@@ -42,6 +42,10 @@ def command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
     from builder import dockerhost, verify
     from builder.cli import load_matrix
 
+    if junit_xml:  # checked before the suite runs, not after minutes of checks
+        from builder import files
+
+        files.check_writable(junit_xml, "JUnit XML report")
     m = load_matrix(ctx)
     if image_ref is None and env is None:
         raise click.UsageError("name an environment (e.g. `tfenv test tf29`) or pass --image REF")

@@ -27,6 +27,12 @@ def _why(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
+def show(path: Path | str, limit: int = 120) -> str:
+    """A path for a one-line message: a 300-character name is cut, not printed whole."""
+    text = str(path)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_INPUT) -> bytes:
     """The bytes of a regular file of at most `limit` bytes (never reads more than limit + 1)."""
     path = Path(path)
@@ -54,33 +60,47 @@ def check_writable(path: Path | str, what: str = "output") -> Path:
     path = Path(path)
     name = path.name
     if not name or name in (".", ".."):
-        raise FileError(f"{path}: the {what} must be a file name, not a folder")
+        raise FileError(f"{show(path)}: the {what} must be a file name, not a folder")
     try:
         st = os.stat(path)
     except FileNotFoundError:
         st = None
     except OSError as exc:  # ENAMETOOLONG, ENOTDIR, ELOOP, EACCES on a parent
-        raise FileError(f"{path}: cannot write the {what}: {_why(exc)}") from None
+        raise FileError(f"{show(path)}: cannot write the {what}: {_why(exc)}") from None
+    except ValueError:  # a NUL byte in the name
+        raise FileError(f"{show(path)!r}: cannot write the {what}: the name contains a NUL byte") from None
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
-            raise FileError(f"{path}: cannot write the {what}: it is a folder")
+            raise FileError(f"{show(path)}: cannot write the {what}: it is a folder")
         if not stat.S_ISREG(st.st_mode):
-            raise FileError(f"{path}: cannot write the {what}: not a regular file (a device, fifo or socket)")
+            raise FileError(f"{show(path)}: cannot write the {what}: not a regular file (a device, fifo or socket)")
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
-        raise FileError(f"{path}: cannot write the {what}: folder {folder} does not exist")
+        raise FileError(f"{show(path)}: cannot write the {what}: folder {folder} does not exist")
     try:
         max_name = os.pathconf(folder, "PC_NAME_MAX")
     except (OSError, ValueError, AttributeError):  # Windows, or a file system that does not say
         max_name = 255
     if len(os.fsencode(name)) > max_name:
-        raise FileError(f"{path.name[:40]}...: cannot write the {what}: the file name is longer than "
+        raise FileError(f"{show(path)}: cannot write the {what}: the file name is longer than "
                         f"{max_name} bytes")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise FileError(f"{path}: cannot write the {what}: folder {folder} is not writable")
+        raise FileError(f"{show(path)}: cannot write the {what}: folder {folder} is not writable")
     if st is not None and not os.access(path, os.W_OK):
-        raise FileError(f"{path}: cannot write the {what}: the file is read-only")
+        raise FileError(f"{show(path)}: cannot write the {what}: the file is read-only")
     return path
+
+
+def make_folder(folder: Path | str, what: str = "output folder") -> Path:
+    """mkdir -p with one line for every way it fails (read-only, /sys, a file in the way, a name too long)."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise FileError(f"{folder}: cannot create the {what}: a file of that name is in the way") from None
+    except OSError as exc:
+        raise FileError(f"{show(folder)}: cannot create the {what}: {_why(exc)}") from None
+    return folder
 
 
 def distinct(paths: Iterable[Tuple[str, Path | str | None]]) -> None:
@@ -107,14 +127,16 @@ def write_all(items: Sequence[Tuple[Path | str, str, int | None]], what: str = "
     targets = [check_writable(p, what) for p, _, _ in items]
     distinct((str(p), p) for p in targets)
     staged: list[Path] = []
+    current = targets[0]
     try:
         for target, (_, text, mode) in zip(targets, items):
+            current = target
             staged.append(_stage(target, text, mode, what, newline))
         for tmp, target in zip(staged, targets):
+            current = target
             os.replace(tmp, target)
     except OSError as exc:
-        raise FileError(f"cannot write the {what} {targets[len(staged) - 1] if staged else targets[0]}: "
-                        f"{_why(exc)}") from None
+        raise FileError(f"{show(current)}: cannot write the {what}: {_why(exc)}") from None
     finally:
         for tmp in staged:
             with contextlib.suppress(OSError):
@@ -127,7 +149,7 @@ def _stage(target: Path, text: str, mode: int | None, what: str, newline: str | 
     try:
         fd, name = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".tmp", dir=folder)
     except OSError as exc:
-        raise FileError(f"{target}: cannot write the {what}: {_why(exc)}") from None
+        raise FileError(f"{show(target)}: cannot write the {what}: {_why(exc)}") from None
     tmp = Path(name)
     try:
         with open(fd, "w", encoding="utf-8", newline=newline) as f:

@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder import paths
+from builder import files, paths
 from builder.errors import TfenvError
 from builder.matrix import Matrix, Target
 
@@ -83,7 +83,9 @@ def resolve(target: Target, matrix: Matrix, jupyter: bool = False, root: Path | 
     if not uv:
         raise LockError("`tfenv lock` needs uv: pip install 'tfenv[dev]' (or pip install uv)")
     out = lock_path(target, jupyter, root)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    if files.inside_installed_package(out):
+        raise LockError(f"{out}: inside an installed package; run `tfenv lock` in a tfenv checkout")
+    files.make_folder(out.parent, "locks folder")
     # --exclude-newer is exclusive: take everything published up to the end of lock_date.
     cutoff = datetime.date.fromisoformat(target.env.lock_date) + datetime.timedelta(days=1)
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,7 +107,7 @@ def resolve(target: Target, matrix: Matrix, jupyter: bool = False, root: Path | 
         f"# resolved from matrix.yaml as of {target.env.lock_date} by `tfenv lock`. Do not edit.\n"
     )
     pins = [line for line in result.stdout.splitlines() if line and not line.startswith("#")]
-    out.write_text(header + "\n".join(pins) + "\n", encoding="utf-8")
+    files.write_text(out, header + "\n".join(pins) + "\n", what="lock")
     return out
 
 

@@ -35,7 +35,28 @@ def locks_dir() -> Path:
     return data_root() / "locks"
 
 
-def checkout_root() -> Path | None:
-    """The source checkout, when tfenv runs from one (render --check compares against it)."""
-    root = _PACKAGE.parent
-    return root if (root / "pyproject.toml").is_file() and (root / "matrix.yaml").is_file() else None
+def is_checkout(folder: Path) -> bool:
+    """A tfenv source checkout: pyproject.toml naming the tfenv project, beside matrix.yaml."""
+    pyproject = folder / "pyproject.toml"
+    if not (pyproject.is_file() and (folder / "matrix.yaml").is_file()):
+        return False
+    try:
+        head = pyproject.read_bytes()[:4096].decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return 'name = "tfenv"' in head
+
+
+def checkout_root(start: Path | None = None) -> Path | None:
+    """The source checkout: the one tfenv runs from (editable install), else the one around the current
+    folder, so `render --check` works in a checkout whatever way tfenv was installed."""
+    if is_checkout(_PACKAGE.parent):
+        return _PACKAGE.parent
+    try:
+        here = (start or Path.cwd()).resolve()
+    except OSError:  # the current folder was removed
+        return None
+    for folder in (here, *here.parents):
+        if is_checkout(folder):
+            return folder
+    return None

@@ -108,17 +108,16 @@ def render_all(matrix: Matrix, targets: list[Target] | None = None) -> list[Rend
 
 
 def write(rendered: list[Rendered], out: Path) -> list[Path]:
-    """Write renders with LF line ends on every OS (they run in Linux); shell scripts are executable."""
-    written = []
-    for item in rendered:
-        path = out / item.relpath
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(item.text)
-        if item.relpath.endswith(".sh"):
-            path.chmod(0o755)
-        written.append(path)
-    return written
+    """Write renders with LF line ends on every OS (they run in Linux); shell scripts are executable.
+
+    All or nothing (builder.files): every file is staged before the first one replaces its target.
+    """
+    from builder import files
+
+    for folder in sorted({(out / item.relpath).parent for item in rendered}):
+        files.make_folder(folder)
+    return files.write_all([(out / item.relpath, item.text, 0o755 if item.relpath.endswith(".sh") else None)
+                            for item in rendered], what="render")
 
 
 # Where committed renders live: folder -> the glob of its rendered files (templates/ excluded).
