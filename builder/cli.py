@@ -164,6 +164,9 @@ def _env_names_arg(f):
 def matrix_cmd(ctx, as_json, as_yaml, markdown):
     from builder import describe
 
+    chosen = [flag for flag, on in (("--json", as_json), ("--yaml", as_yaml), ("--markdown", markdown)) if on]
+    if len(chosen) > 1:
+        raise TfenvError(f"{' and '.join(chosen)} are exclusive: pick one output format")
     m = load_matrix(ctx)
     if markdown:
         click.echo(describe.markdown_table(m), nl=False)

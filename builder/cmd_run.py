@@ -124,8 +124,10 @@ def _jupyter(c, image, spec, bind: str, port, detach: bool) -> int:
     spec.command = jupyter.server_command(image) or []
     container = jupyter.start(c, spec, bind, port, token)
     keep = False  # only a detached server that answered outlives this function
+    ready = False
     try:
         jupyter.wait_ready(container, bind, port, token)
+        ready = True
         url = jupyter.lab_url(bind, port, token)
         if detach:
             click.echo(url)
@@ -139,6 +141,8 @@ def _jupyter(c, image, spec, bind: str, port, detach: bool) -> int:
         return int(container.attrs.get("State", {}).get("ExitCode") or 0)
     except KeyboardInterrupt:
         click.echo("tfenv: stopping Jupyter", err=True)
+        if not ready:  # interrupted before it answered: not the normal way to end a session
+            raise
         return 0
     finally:
         if not keep:

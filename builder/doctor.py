@@ -132,18 +132,61 @@ def vkey(version: str) -> Tuple[int, ...]:
 # --- facts -----------------------------------------------------------------------------------------
 
 
+FACTS_MAX = 1 << 20  # bytes; the facts of every environment are ~10 KiB
+_ENV_FACTS = {"tensorflow": str, "python_min": str, "python_max": str, "cuda": str, "cuda_full": str,
+              "cudnn": str, "sonames": list, "optional_sonames": list, "shims": list, "lib_dirs": list}
+
+
 def load_facts(path: str | None = None) -> dict | None:
     """--facts FILE, else the facts inlined by --write-standalone, else doctor-facts.json beside this file."""
     if path:
         try:
-            with open(path, encoding="utf-8") as f:
-                return json.load(f)
-        except (OSError, ValueError) as exc:
+            if not os.path.isfile(path):  # a folder, fifo or /dev/zero: refused before reading
+                raise DoctorError(f"cannot read facts file {path}: not a regular file")
+            with open(path, encoding="utf-8-sig") as f:
+                text = f.read(FACTS_MAX + 1)
+            if len(text) > FACTS_MAX:
+                raise DoctorError(f"cannot read facts file {path}: larger than {FACTS_MAX // 1024} KiB")
+            return check_facts(json.loads(text), path)
+        except (OSError, ValueError, RecursionError) as exc:
             raise DoctorError(f"cannot read facts file {path}: {exc}") from None
     if EMBEDDED_FACTS_JSON:
-        return json.loads(EMBEDDED_FACTS_JSON)
+        return check_facts(json.loads(EMBEDDED_FACTS_JSON), "the embedded facts")
     beside = os.path.join(os.path.dirname(os.path.abspath(__file__)), "doctor-facts.json")
     return load_facts(beside) if os.path.isfile(beside) else None
+
+
+def check_facts(facts, source: str) -> dict:
+    """The facts schema doctor reads (what `tfenv doctor --write-facts` writes); one line naming the key."""
+
+    def fail(where: str, what: str):
+        raise DoctorError(f"{source}: {where}: {what} (write it again with `tfenv doctor --write-facts`)")
+
+    if not isinstance(facts, dict):
+        fail("top level", "expected a JSON object")
+    if facts.get("schema") != 1:
+        fail("schema", f"expected 1, got {facts.get('schema')!r}")
+    for key in ("envs", "cuda"):
+        if not isinstance(facts.get(key), dict) or not facts[key]:
+            fail(key, "missing, or not a non-empty object")
+    for version, stack in facts["cuda"].items():
+        mins = stack.get("driver_min") if isinstance(stack, dict) else None
+        if not isinstance(mins, dict) or not all(isinstance(mins.get(k), str) for k in ("linux", "windows")):
+            fail(f"cuda.{version}.driver_min", "expected an object with 'linux' and 'windows' versions")
+        if not isinstance(stack.get("full"), str):
+            fail(f"cuda.{version}.full", "expected a version string")
+    for name, env in facts["envs"].items():
+        if not isinstance(env, dict):
+            fail(f"envs.{name}", "expected an object")
+        for key, kind in _ENV_FACTS.items():
+            if not isinstance(env.get(key), kind):
+                fail(f"envs.{name}.{key}", "missing" if key not in env else f"expected a {kind.__name__}")
+        if env["cuda"] not in facts["cuda"]:
+            fail(f"envs.{name}.cuda", f"CUDA {env['cuda']} is not under 'cuda'")
+        for i, shim in enumerate(env["shims"]):
+            if not isinstance(shim, dict) or not all(isinstance(shim.get(k), str) for k in ("link", "to")):
+                fail(f"envs.{name}.shims[{i}]", "expected an object with 'link' and 'to'")
+    return facts
 
 
 def env_order(facts: dict) -> List[str]:
@@ -954,11 +997,16 @@ def main(argv: List[str] | None = None) -> int:
     parser.add_argument("--facts", help="matrix facts JSON (from tfenv doctor --write-facts FILE)")
     args = parser.parse_args(argv)
     try:
+        if args.env is not None and not args.env.strip():
+            raise DoctorError("--env '': name an environment, or leave --env out")
         facts = load_facts(args.facts)
         report = diagnose(facts, Host.current(), args.env, args.do_import)
     except DoctorError as exc:
         print(f"doctor: error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # a bug: one line and 70 (as tfenv), not a traceback a user must read
+        print(f"doctor: internal error: {type(exc).__name__}: {exc} (please report it)", file=sys.stderr)
+        return 70
     sys.stdout.write(format_json(report) if args.json else format_text(report, facts))
     return 1 if report.failed else 0
 
