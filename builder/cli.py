@@ -30,6 +30,7 @@ COMMANDS = {
     "doctor": ("builder.cmd_doctor:command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
     "ci": ("builder.cmd_ci:ci", "CI matrices from matrix.yaml (`ci matrix --json` for GitHub Actions)."),
     "bake": ("builder.cmd_ci:bake", "A buildx bake file: every image as a parallel target (-o docker-bake.json)."),
+    "config": ("builder.cli:config_cmd", "Show the build settings in force (CA, mirrors, repo) and where each is set."),
 }
 
 
@@ -187,7 +188,7 @@ def show_cmd(ctx, env, os_name, repo, as_json):
     from builder import describe
 
     m = load_matrix(ctx)
-    info = describe.env_dict(m, m.env(env), repo or m.image.repo, os_name)
+    info = describe.env_dict(m, m.env(env), options.default_repo(repo) or m.image.repo, os_name)
     if as_json:
         click.echo(describe.dump(info, "json"), nl=False)
     else:
@@ -250,6 +251,31 @@ def lock_cmd(ctx, envs, jupyter):
         click.echo(str(lock.resolve(target, m, False, root)))
         if jupyter:
             click.echo(str(lock.resolve(target, m, True, root)))
+
+
+@click.command("config")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def config_cmd(as_json):
+    """Show the defaults every command uses for ca_cert, pip_index_url, apt_mirror, base_image and repo.
+
+    \b
+    Highest first: the command-line option, TFENV_<NAME> (and PIP_INDEX_URL), the config file, the matrix.
+    """
+    from builder import config
+
+    path = config.config_path()
+    settings = config.effective()
+    if as_json:
+        import json
+
+        data = {"file": str(path), "settings": {k: {"value": v.value, "source": v.source} for k, v in settings.items()}}
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(f"config file: {path}{'' if path.exists() else ' (none)'}")
+    width = max(len(k) for k in settings)
+    for key, setting in settings.items():
+        value = setting.value if setting.value is not None else "-"
+        click.echo(f"{key:<{width}}  {value}  ({setting.source}; {config.ENV_VARS[key]})")
 
 
 def _select_targets(m, envs, os_name):

@@ -9,33 +9,24 @@ from builder import options, references
 
 @click.command("build")
 @click.argument("env")
-@click.option("--os", "os_name", callback=options.nonempty, help="OS variant (default: the environment's first one).")
+@click.option("--os", "os_name", callback=options.nonempty,
+              help="OS variant (default: the environment's first one).")
 @click.option("--repo", callback=references.repository_option,
               help="Image repository (default: tfenv/tensorflow, from the matrix).")
 @click.option("--jupyter", is_flag=True, help="Also build the Jupyter stage (tags end in -jupyter).")
 @click.option("--push", is_flag=True, help="Push every tag after building.")
-@click.option("--base-image", callback=references.reference_option,
-              help="Build on this image instead of the variant's default (local or mirrored).")
-@click.option("--pip-index-url", metavar="URL", help="pip index to use inside the build, e.g. a local mirror.")
-@click.option("--apt-mirror", metavar="URL", help="apt mirror, e.g. http://mirror.example.org/debian.")
-@click.option("--ca-cert", type=click.Path(dir_okay=False), metavar="FILE",
-              help="PEM certificate(s) to trust during the build (TLS proxy, local mirror).")
-@click.option("--no-cache", is_flag=True, help="Do not use the layer cache.")
-@click.option("--pull/--no-pull", default=None,
-              help="Always pull the base image / never pull it (default: pull only when missing).")
+@options.build_options
 @click.option("--plain", is_flag=True, help="Plain log lines instead of the live display.")
 @click.pass_context
-def build_cmd(ctx, env, os_name, repo, jupyter, push, base_image, pip_index_url, apt_mirror, ca_cert,
-              no_cache, pull, plain):
+def build_cmd(ctx, env, os_name, repo, jupyter, push, plain, **build_kwargs):
     """Build (and tag, and optionally push) the image of ENV."""
     from builder import images, progress
     from builder.cli import load_matrix
 
     m = load_matrix(ctx)
     target = m.target(env, os_name)
-    options = images.BuildOptions(repo=repo, jupyter=jupyter, base_image=base_image, pip_index_url=pip_index_url,
-                                  apt_mirror=apt_mirror, ca_cert=ca_cert, no_cache=no_cache, pull=pull, push=push)
-    result = images.build(m, target, options, progress.display(plain))
+    settings = options.make_build_options(build_kwargs, repo=repo, jupyter=jupyter, push=push)
+    result = images.build(m, target, settings, progress.display(plain))
     for stage in result.stages:
         click.echo(f"{stage.stage}: {' '.join(stage.refs)}")
 
@@ -44,10 +35,13 @@ def build_cmd(ctx, env, os_name, repo, jupyter, push, base_image, pip_index_url,
 @click.argument("os_name", metavar="OS", type=click.Choice(["debian11"]))
 @click.option("--tag", callback=references.reference_option,
               help="Image name (default: tfenv/debian:bullseye).")
-@click.option("--mirror", metavar="URL", help="Debian mirror for debootstrap, e.g. http://mirror.example.org/debian.")
+@click.option("--mirror", metavar="URL",
+              help="Debian mirror for debootstrap, e.g. http://mirror.example.org/debian (TFENV_APT_MIRROR).")
 @click.option("--plain", is_flag=True, help="Plain log lines instead of the live display.")
 def base_cmd(os_name, tag, mirror, plain):
     """Create a base image from debootstrap (root, Linux) when no registry is reachable."""
-    from builder import base, progress
+    from builder import base, config, progress
 
-    base.create(os_name, tag, mirror, progress.display(plain))
+    if mirror is not None:
+        config.check("apt_mirror", mirror, "--mirror")
+    base.create(os_name, tag, config.defaults(apt_mirror=mirror)["apt_mirror"], progress.display(plain))

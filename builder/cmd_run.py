@@ -39,9 +39,10 @@ def _isatty(stream) -> bool:
               help="With --jupyter: host port (default: the first free one from 8888).")
 @click.option("--bind", default="127.0.0.1", show_default=True, help="With --jupyter: host address to publish on.")
 @click.option("-d", "--detach", is_flag=True, help="With --jupyter: print the URL and return (see tfenv ps/stop).")
+@options.build_options
 @click.pass_context
 def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount, name, jupyter, build, port, bind,
-            detach):
+            detach, **build_kwargs):
     """Run CMD (default: a shell on a terminal) in ENV's image, with the current directory mounted.
 
     \b
@@ -57,6 +58,10 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
                             ("--detach", detach), ("--build", build)):
             if given:
                 raise TfenvError(f"{flag} only applies with --jupyter")
+    if not build:
+        for key, value in build_kwargs.items():
+            if value not in (None, False):
+                raise TfenvError(f"--{key.replace('_', '-')} only applies with --jupyter --build")
     elif command:
         raise TfenvError("--jupyter runs Jupyter itself: drop the command after --")
     else:
@@ -68,7 +73,8 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
     environment = [run.parse_env(e) for e in env_vars]
     m = load_matrix(ctx)
     target = m.target(env, os_name)
-    repo = repo or m.image.repo
+    build_settings = options.make_build_options(build_kwargs, repo=repo, jupyter=True) if build else None
+    repo = options.default_repo(repo) or m.image.repo
     interactive = False
     if not jupyter:
         tty = _isatty(sys.stdin) and _isatty(sys.stdout)
@@ -85,7 +91,7 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
     ref = tags.image_refs(target, repo, jupyter=jupyter)[1]
     hint = f"tfenv build {env} --os {target.os.name}" + (" --jupyter" if jupyter else "")
     if jupyter and build and not dockerhost.has_image(c, ref):
-        _build_jupyter(m, target, repo)
+        _build_jupyter(m, target, build_settings)
     image = dockerhost.require_image(c, ref, hint)
     if not use_gpu and gpus == "auto":
         click.echo(f"tfenv: running without a GPU: {reason}", err=True)
@@ -103,11 +109,11 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
     sys.exit(run.run_streaming(c, spec))
 
 
-def _build_jupyter(m, target, repo: str) -> None:
-    """--build: build the image and its Jupyter stage with the defaults (`tfenv build` has every option)."""
+def _build_jupyter(m, target, settings) -> None:
+    """--build: build the image and its Jupyter stage with the same options (and defaults) as `tfenv build`."""
     from builder import images, progress
 
-    images.build(m, target, images.BuildOptions(repo=repo, jupyter=True), progress.display(False))
+    images.build(m, target, settings, progress.display(False))
 
 
 def _jupyter(c, image, spec, bind: str, port, detach: bool) -> int:
@@ -140,8 +146,10 @@ def _jupyter(c, image, spec, bind: str, port, detach: bool) -> int:
         container.reload()
         return int(container.attrs.get("State", {}).get("ExitCode") or 0)
     except KeyboardInterrupt:
+        from builder import exitcodes
+
         click.echo("tfenv: stopping Jupyter", err=True)
-        if not ready:  # interrupted before it answered: not the normal way to end a session
+        if not ready or exitcodes.received() is not None:  # Ctrl-C at the ready server is the normal end
             raise
         return 0
     finally:

@@ -46,6 +46,9 @@ def command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
         from builder import files
 
         files.check_writable(junit_xml, "JUnit XML report")
+    from builder import options
+
+    repo = options.default_repo(repo)
     m = load_matrix(ctx)
     if image_ref is None and env is None:
         raise click.UsageError("name an environment (e.g. `tfenv test tf29`) or pass --image REF")

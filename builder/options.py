@@ -22,3 +22,56 @@ def nonempty(ctx, param, value):
         if not v.strip():
             raise BadOption(f"{_name(param)} '': give a value, or leave {_name(param)} out for the default")
     return value
+
+
+# --- the build options, one definition for `build` and `run --build` ------------------------------
+
+BUILD_OPTION_NAMES = ("base_image", "pip_index_url", "apt_mirror", "ca_cert", "no_cache", "pull")
+
+
+def build_options(f):
+    """Click options every command that builds takes; defaults come from TFENV_* and the config file."""
+    import click
+
+    from builder import references
+
+    decorators = [
+        click.option("--base-image", callback=references.reference_option,
+                     help="Build on this image instead of the variant's default (TFENV_BASE_IMAGE).",),
+        click.option("--pip-index-url", metavar="URL",
+                     help="pip index to use inside the build, e.g. a local mirror (TFENV_PIP_INDEX_URL, "
+                          "PIP_INDEX_URL)."),
+        click.option("--apt-mirror", metavar="URL",
+                     help="apt mirror, e.g. http://mirror.example.org/debian (TFENV_APT_MIRROR)."),
+        click.option("--ca-cert", type=click.Path(dir_okay=False), metavar="FILE",
+                     help="PEM certificate(s) to trust during the build: TLS proxy, local mirror (TFENV_CA_CERT)."),
+        click.option("--no-cache", is_flag=True, help="Do not use the layer cache."),
+        click.option("--pull/--no-pull", default=None,
+                     help="Always pull the base image / never pull it (default: pull only when missing)."),
+    ]
+    for decorator in reversed(decorators):
+        f = decorator(f)
+    return f
+
+
+def make_build_options(kwargs: dict, *, repo: str | None, jupyter: bool, push: bool = False):
+    """images.BuildOptions from the command's options, each unset one filled from the environment or the
+    config file (builder.config)."""
+    from builder import config, images
+
+    given = {key: kwargs.get(key) for key in ("base_image", "pip_index_url", "apt_mirror", "ca_cert")}
+    for key, value in given.items():
+        if value is not None:
+            config.check(key, value, "--" + key.replace("_", "-"))
+    settings = config.defaults(repo=repo, **given)
+    return images.BuildOptions(repo=settings["repo"], jupyter=jupyter, push=push, no_cache=kwargs["no_cache"],
+                               pull=kwargs["pull"], base_image=settings["base_image"],
+                               pip_index_url=settings["pip_index_url"], apt_mirror=settings["apt_mirror"],
+                               ca_cert=settings["ca_cert"])
+
+
+def default_repo(repo: str | None) -> str | None:
+    """--repo, else TFENV_REPO, else the config file's repo; None: the matrix's image.repo."""
+    from builder import config
+
+    return config.defaults(repo=repo)["repo"]
