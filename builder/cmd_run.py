@@ -58,16 +58,16 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
                             ("--detach", detach), ("--build", build)):
             if given:
                 raise TfenvError(f"{flag} only applies with --jupyter")
-    if not build:
-        for key, value in build_kwargs.items():
-            if value not in (None, False):
-                raise TfenvError(f"--{key.replace('_', '-')} only applies with --jupyter --build")
     elif command:
         raise TfenvError("--jupyter runs Jupyter itself: drop the command after --")
     else:
         from builder import jupyter as jupyter_mod
 
         bind = jupyter_mod.check_bind(bind)
+    if not build:
+        for key, value in build_kwargs.items():
+            if value not in (None, False):
+                raise TfenvError(f"--{key.replace('_', '-')} only applies with --jupyter --build")
     # Parse everything the user typed before touching Docker, so typos fail fast.
     mounts = [run.parse_volume(v) for v in volumes]
     environment = [run.parse_env(e) for e in env_vars]
