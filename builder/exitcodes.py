@@ -56,7 +56,8 @@ def interrupted_code() -> int:
     return INTERRUPTED  # SIGBREAK (Ctrl-Break on Windows) reads like Ctrl-C
 
 
-def _handler(signum, frame):
+def raise_interrupted(signum, frame=None):
+    """The signal handler: record the signal, then unwind like Ctrl-C."""
     _received.append(signum)
     raise Interrupted(signum)
 
@@ -75,6 +76,6 @@ def install_signal_handlers() -> None:
         try:
             if signal.getsignal(signum) == signal.SIG_IGN and name == "SIGHUP":
                 continue  # started under nohup: the user asked to survive a hang-up
-            signal.signal(signum, _handler)
+            signal.signal(signum, raise_interrupted)
         except (OSError, ValueError):  # not settable here (embedded interpreter)
             continue

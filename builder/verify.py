@@ -228,10 +228,9 @@ def _sigterm_as_interrupt():
         yield
         return
 
-    def handler(signum, frame):
-        raise KeyboardInterrupt
+    from builder import exitcodes
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    previous = signal.signal(signal.SIGTERM, exitcodes.raise_interrupted)
     try:
         yield
     finally:
