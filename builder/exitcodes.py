@@ -79,3 +79,9 @@ def install_signal_handlers() -> None:
             signal.signal(signum, raise_interrupted)
         except (OSError, ValueError):  # not settable here (embedded interpreter)
             continue
+
+
+def markdown_table() -> str:
+    """The README's exit status table (tests/test_reliability.py checks the README carries it)."""
+    rows = ["| status | meaning |", "|---|---|"] + [f"| {code} | {meaning} |" for code, meaning in TABLE]
+    return "\n".join(rows) + "\n"
