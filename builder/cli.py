@@ -91,7 +91,7 @@ def main(argv=None):
     from builder import exitcodes
 
     _tolerant_output()
-    exitcodes.install_signal_handlers()
+    previous_handlers = exitcodes.install_signal_handlers()
     debug = _debug_requested(argv)
     try:
         # Without standalone mode Click returns a command's ctx.exit() code instead of exiting.
@@ -123,6 +123,8 @@ def main(argv=None):
         detail = _one_line(f"{type(exc).__name__}: {exc}")
         click.echo(f"tfenv: internal error: {detail} (run with --debug for the traceback)", err=True)
         code = exitcodes.INTERNAL
+    finally:
+        exitcodes.restore_signal_handlers(previous_handlers)
     if code:
         sys.exit(code)
 

@@ -49,7 +49,7 @@ def matrix_cmd(ctx, envs, os_names, repo, as_json):
               help="Only this OS variant (repeatable).")
 @click.option("--repo", callback=references.repository_option,
               help="Default of the bake variable REPO (default: from the matrix).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), callback=options.nonempty,
               help=f"Write here ('-': standard output, the default). The checkout commits {BAKE_FILE}.")
 @click.option("--check", is_flag=True, help=f"Fail when the committed {BAKE_FILE} (or -o FILE) differs.")
 @click.pass_context

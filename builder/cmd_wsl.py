@@ -12,7 +12,7 @@ from builder import options
 @click.option("--distro", callback=options.nonempty,
               help="Only this WSL distribution (default: every one the environment was tested on).")
 @click.option("--windows", is_flag=True, help="Write the PowerShell script for the Windows side instead.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False),
+@click.option("-o", "--output", type=click.Path(dir_okay=False), callback=options.nonempty,
               help="Write to this file instead of standard output.")
 @click.pass_context
 def wsl_cmd(ctx, env, distro, windows, output):

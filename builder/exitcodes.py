@@ -62,13 +62,16 @@ def raise_interrupted(signum, frame=None):
     raise Interrupted(signum)
 
 
-def install_signal_handlers() -> None:
+def install_signal_handlers() -> dict:
     """SIGTERM, SIGHUP (and SIGBREAK on Windows) end tfenv the way Ctrl-C does: cleanups run, then exit 143/129.
 
-    Only from the main thread (signal.signal refuses elsewhere), e.g. not when tests call main() in a thread.
+    Returns the previous handlers for restore_signal_handlers (tests call main() in-process). Only from the
+    main thread: signal.signal refuses elsewhere.
     """
+    previous: dict = {}
+    _received.clear()  # main() may run more than once in one process (tests)
     if threading.current_thread() is not threading.main_thread():
-        return
+        return previous
     for name in ("SIGTERM", "SIGHUP", "SIGBREAK"):
         signum = getattr(signal, name, None)
         if signum is None:
@@ -76,9 +79,15 @@ def install_signal_handlers() -> None:
         try:
             if signal.getsignal(signum) == signal.SIG_IGN and name == "SIGHUP":
                 continue  # started under nohup: the user asked to survive a hang-up
-            signal.signal(signum, raise_interrupted)
+            previous[signum] = signal.signal(signum, raise_interrupted)
         except (OSError, ValueError):  # not settable here (embedded interpreter)
             continue
+    return previous
+
+
+def restore_signal_handlers(previous: dict) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
 
 def markdown_table() -> str:

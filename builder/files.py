@@ -94,6 +94,11 @@ def check_writable(path: Path | str, what: str = "output") -> Path:
 def make_folder(folder: Path | str, what: str = "output folder") -> Path:
     """mkdir -p with one line for every way it fails (read-only, /sys, a file in the way, a name too long)."""
     folder = Path(folder)
+    if not str(folder).strip():
+        raise FileError(f"the {what} cannot be empty: name a folder, e.g. out")
+    # Long names are refused before mkdir -p, which would leave the first levels behind.
+    if len(os.fsencode(str(folder.absolute()))) > 4000 or any(len(os.fsencode(p)) > 255 for p in folder.parts):
+        raise FileError(f"{show(folder)}: cannot create the {what}: the name is too long")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError:

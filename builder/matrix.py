@@ -239,6 +239,11 @@ class _Checker:
             self.fail(path, f"expected a version like '1.2.3', got {text!r}")
         return text
 
+    def items(self, value: Any, path: str) -> list:
+        if not isinstance(value, list):
+            self.fail(path, f"expected a list, got {_type_name(value)}")
+        return value
+
     def strings(self, value: Any, path: str) -> tuple[str, ...]:
         if not isinstance(value, list):
             self.fail(path, f"expected a list, got {_type_name(value)}")
@@ -351,7 +356,8 @@ def _parse_wsl_cuda(c: _Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:
         source=source,
         pip=c.str_map(m["pip"], f"{p}.pip") if "pip" in m else {},
         cudnn=c.version(m["cudnn"], f"{p}.cudnn") if "cudnn" in m else None,
-        links=tuple(_parse_shim(c, f"{p}.links[{i}]", s) for i, s in enumerate(m.get("links", []))),
+        links=tuple(_parse_shim(c, f"{p}.links[{i}]", s)
+                    for i, s in enumerate(c.items(m.get("links", []), f"{p}.links"))),
     )
 
 
@@ -461,7 +467,8 @@ def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
         cudnn=cudnn,
         sonames=sonames[soname_set][0],
         optional_sonames=sonames[soname_set][1],
-        shims=tuple(_parse_shim(c, f"{p}.shims[{i}]", s) for i, s in enumerate(m.get("shims", []))),
+        shims=tuple(_parse_shim(c, f"{p}.shims[{i}]", s) for i, s in enumerate(c.items(m.get("shims", []),
+                                                                                            f"{p}.shims"))),
         os=os_names,
         pins=c.str_map(m["pins"], f"{p}.pins"),
         lock_date=_date(c, m["lock_date"], f"{p}.lock_date"),

@@ -47,11 +47,17 @@ def is_checkout(folder: Path) -> bool:
     return 'name = "tfenv"' in head
 
 
+def _package_checkout() -> Path | None:
+    """The checkout this package is imported from (an editable install), else None."""
+    return _PACKAGE.parent if is_checkout(_PACKAGE.parent) else None
+
+
 def checkout_root(start: Path | None = None) -> Path | None:
     """The source checkout: the one tfenv runs from (editable install), else the one around the current
     folder, so `render --check` works in a checkout whatever way tfenv was installed."""
-    if is_checkout(_PACKAGE.parent):
-        return _PACKAGE.parent
+    own = _package_checkout()
+    if own is not None:
+        return own
     try:
         here = (start or Path.cwd()).resolve()
     except OSError:  # the current folder was removed

@@ -98,9 +98,10 @@ def loads(text: str, name: str) -> Any:
 
     global _LOADER
     _LOADER = _LOADER or _loader_class()
-    loader = _LOADER(text)
-    loader.name = name
+    loader = None
     try:
+        loader = _LOADER(text)  # the reader refuses control characters here already
+        loader.name = name
         return loader.get_single_data()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -112,7 +113,8 @@ def loads(text: str, name: str) -> Any:
     except RecursionError:
         raise YamlFileError(f"{name}: nested too deeply") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def load(path: Path | str, what: str = "matrix file") -> Any:
