@@ -1,4 +1,4 @@
-"""The one exception type the CLI turns into a one-line error and an exit code (never a traceback)."""
+"""The exceptions the CLI turns into one line on stderr and an exit code (never a traceback)."""
 
 
 class TfenvError(Exception):
@@ -7,7 +7,11 @@ class TfenvError(Exception):
     exit_code = 2  # usage or environment problem; 1 is kept for "checks ran and failed"
 
 
+class BadOption(TfenvError):
+    """An option value that cannot mean anything (a -v, -e, --bind or --ca-cert)."""
+
+
 class ChecksFailed(TfenvError):
-    """The checks ran and at least one failed (test, doctor, render --check, bake --check)."""
+    """The checks ran (their report is printed) and at least one failed."""
 
     exit_code = 1

@@ -62,14 +62,15 @@ def raise_interrupted(signum, frame=None):
     raise Interrupted(signum)
 
 
-def install_signal_handlers() -> dict:
+def install_signal_handlers(clear: bool = True) -> dict:
     """SIGTERM, SIGHUP (and SIGBREAK on Windows) end tfenv the way Ctrl-C does: cleanups run, then exit 143/129.
 
     Returns the previous handlers for restore_signal_handlers (tests call main() in-process). Only from the
     main thread: signal.signal refuses elsewhere.
     """
     previous: dict = {}
-    _received.clear()  # main() may run more than once in one process (tests)
+    if clear:
+        _received.clear()  # main() may run more than once in one process (tests)
     if threading.current_thread() is not threading.main_thread():
         return previous
     for name in ("SIGTERM", "SIGHUP", "SIGBREAK"):

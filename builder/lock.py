@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,10 +29,6 @@ class Lock:
 
     def requirements(self) -> list[str]:
         return [f"{name}=={version}" for name, version in self.pins]
-
-    def version_of(self, name: str) -> str | None:
-        wanted = _normalize(name)
-        return next((v for n, v in self.pins if _normalize(n) == wanted), None)
 
 
 def lock_name(target: Target, jupyter: bool = False) -> str:
@@ -88,8 +83,10 @@ def resolve(target: Target, matrix: Matrix, jupyter: bool = False, root: Path | 
     files.make_folder(out.parent, "locks folder")
     # --exclude-newer is exclusive: take everything published up to the end of lock_date.
     cutoff = datetime.date.fromisoformat(target.env.lock_date) + datetime.timedelta(days=1)
-    with tempfile.TemporaryDirectory() as tmp:
-        req = Path(tmp) / "requirements.in"
+    from builder import containers
+
+    with containers.temp_dir("lock") as tmp:
+        req = tmp / "requirements.in"
         req.write_text("\n".join(requirements_for(target, matrix, jupyter)) + "\n", encoding="utf-8")
         cmd = [
             uv, "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",

@@ -1,0 +1,31 @@
+"""Windows and WSL: wsl (the WSL2 setup scripts)."""
+
+from __future__ import annotations
+
+import click
+
+from builder.commands import common
+from builder.commands.common import load_matrix
+
+
+@click.command("wsl")
+@click.argument("env")
+@click.option("--distro", callback=common.nonempty,
+              help="Only this WSL distribution (default: every one the environment was tested on).")
+@click.option("--windows", is_flag=True, help="Write the PowerShell script for the Windows side instead.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), callback=common.nonempty,
+              help="Write to this file instead of standard output.")
+@click.pass_context
+def wsl_command(ctx, env, distro, windows, output):
+    """Write the script that installs ENV into a venv inside WSL2 (with --windows: the setup.ps1 that
+    prepares Windows and then runs it). The renders for every environment are committed under wsl/."""
+    from builder import files, wsl
+
+    m = load_matrix(ctx)
+    rendered = wsl.render(m, m.env(env), windows=windows, distro=distro)
+    if not output:
+        click.echo(rendered.text, nl=False)
+        return
+    # Atomic, LF line ends, never onto /dev/null or a fifo (builder.files); the folder must exist.
+    path = files.write_text(output, rendered.text, mode=0o755 if rendered.executable else None, what="script")
+    click.echo(str(path), err=True)
