@@ -79,7 +79,7 @@ def test_ascii_terminal_gets_replacement_characters_not_unicode_errors(monkeypat
     print("tf\u00b29 \u2013 \u2713")  # what print() and rich write (click.echo has its own fallback)
     strict.flush()
     assert raw.getvalue() == b"tf?9 ? ?\n"
-    result = tfenv("show", "tf\u00b29", env={"PYTHONIOENCODING": "cp437:strict"})
+    result = tfenv("show", "tf\u00b29", env={"PYTHONIOENCODING": "cp437:strict"}, encoding="cp437")
     assert "UnicodeEncodeError" not in result.stderr and result.returncode == 2
 
 
