@@ -103,7 +103,7 @@ def main(argv=None):
         rc = cli.main(args=argv, prog_name="tfenv", standalone_mode=False)
         code = rc if isinstance(rc, int) else 0
     except TfenvError as exc:
-        click.echo(f"tfenv: error: {exc}", err=True)
+        click.echo(f"tfenv: error: {error_text(exc)}", err=True)
         code = exc.exit_code
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("tfenv: interrupted", err=True)
@@ -141,6 +141,14 @@ def _debug_requested(argv) -> bool:
     if "--" in args:
         args = args[: args.index("--")]
     return "--debug" in args or bool(os.environ.get("TFENV_DEBUG"))
+
+
+def error_text(exc: Exception) -> str:
+    """The message on one line whatever the user typed into it (`-e $'\\n'`): control characters escaped."""
+    text = str(exc)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def _one_line(text: str, limit: int = 300) -> str:
