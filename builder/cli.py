@@ -115,7 +115,8 @@ def main(argv=None):
         code = exc.exit_code
     except SystemExit as exc:  # commands that sys.exit() with their container's status
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else exitcodes.BAD_INPUT)
-        if code == exitcodes.INTERRUPTED:
+        if code == exitcodes.INTERRUPTED:  # the command caught the interrupt and cleaned up itself
+            click.echo("tfenv: interrupted", err=True)
             code = exitcodes.interrupted_code()
     except MemoryError:
         click.echo("tfenv: error: out of memory", err=True)

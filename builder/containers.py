@@ -19,12 +19,13 @@ URL_LABEL = "io.tfenv.jupyter-url"
 
 
 def start(client, kw: dict):
-    """containers.run(detach=True, **kw); a half-created container is removed before the error propagates."""
+    """containers.run(detach=True, **kw); a half-created container is removed before the error (or an
+    interrupt that lands between create and start) propagates."""
     from docker.errors import APIError
 
     try:
         return client.containers.run(detach=True, **kw)
-    except APIError:
+    except (APIError, KeyboardInterrupt):  # KeyboardInterrupt: also SIGTERM/SIGHUP between create and start
         if kw.get("name"):
             remove(client, kw["name"])
         raise
