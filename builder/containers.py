@@ -119,15 +119,18 @@ def signals_as_interrupt():
 
 
 @contextlib.contextmanager
-def temp_dir(kind: str):
-    """The one owner of tfenv's temporary folders (/tmp/tfenv-KIND-*): removed however the block ends,
-    SIGTERM and SIGHUP included (they unwind like Ctrl-C inside signals_as_interrupt or `tfenv`)."""
+def temp_dir(kind: str, parent: str | None = None, before_remove=None):
+    """The one owner of tfenv's temporary folders (tfenv-KIND-* in the temp folder, or in `parent`): removed
+    however the block ends, SIGTERM and SIGHUP included (they unwind like Ctrl-C inside signals_as_interrupt
+    or `tfenv`). before_remove(path) runs first, e.g. to unmount what an interrupted debootstrap left."""
     import shutil
     import tempfile
     from pathlib import Path
 
-    path = Path(tempfile.mkdtemp(prefix=f"tfenv-{kind}-"))
+    path = Path(tempfile.mkdtemp(prefix=f"tfenv-{kind}-", dir=parent))
     try:
         yield path
     finally:
+        if before_remove is not None:
+            before_remove(path)
         shutil.rmtree(path, ignore_errors=True)

@@ -460,3 +460,32 @@ def test_run_build_takes_builds_options_and_defaults(quiet_env, monkeypatch):
     got = common.make_build_options(kwargs, repo=None, jupyter=True)
     assert got.ca_cert == "/etc/ssl/certs/ca-certificates.crt" and got.pip_index_url == "https://pypi.example.org/simple"
     assert got.jupyter and got.repo is None
+
+
+# --- one owner for temporary folders ------------------------------------------------------------------
+
+
+def test_temp_dir_is_removed_however_the_block_ends(tmp_path):
+    import signal
+
+    from builder import containers
+
+    seen = []
+    with pytest.raises(KeyboardInterrupt), containers.temp_dir("t", parent=str(tmp_path),
+                                                               before_remove=seen.append) as path:
+        (path / "f").write_text("x")
+        exitcodes.raise_interrupted(signal.SIGTERM)  # what the SIGTERM handler does
+    exitcodes._received.clear()
+    assert seen == [path] and not path.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_signals_as_interrupt_covers_sigterm_and_sighup_and_restores():
+    import signal
+
+    from builder import containers
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    with containers.signals_as_interrupt():
+        assert signal.getsignal(signal.SIGTERM) is exitcodes.raise_interrupted
+        assert signal.getsignal(signal.SIGHUP) in (exitcodes.raise_interrupted, signal.SIG_IGN)
+    assert {s: signal.getsignal(s) for s in before} == before
