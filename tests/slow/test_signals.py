@@ -133,3 +133,35 @@ def test_ctrl_c_before_a_detached_jupyter_answers_exits_130(tf29_image, docker_c
     assert proc.returncode == 130, err
     assert "http://" not in (proc.stdout.read() if proc.stdout and not proc.stdout.closed else "")
     assert not left, f"{name} was left behind"
+
+
+@pytest.mark.parametrize(("signum", "code"), SIGNALS)
+def test_signal_during_an_interactive_shell_removes_the_container(tf29_image, docker_client, tmp_path, signum, code):
+    """`tfenv run tf29` on a terminal hands it to `docker run -it`; a signal to tfenv alone must not leave the
+    container running behind the killed docker CLI."""
+    import pty
+    import shutil
+
+    if shutil.which("docker") is None:
+        pytest.skip("the interactive shell needs the docker CLI")
+    name = f"tfenv-test-signal-{uuid.uuid4().hex[:8]}"
+    leader, follower = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "builder.cli", "run", "tf29", "--os", "debian11", "--repo",
+                             tf29_image.repo, "--name", name, "--gpus", "none"], cwd=tmp_path, env=env,
+                            stdin=follower, stdout=follower, stderr=follower)
+    os.close(follower)
+    try:
+        wait_for(lambda: docker_client.api.containers(filters={"name": name, "status": "running"}), proc,
+                 "the shell's container running")
+        proc.send_signal(signum)
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(leader)
+        left = gone(docker_client, name=name)
+        remove(docker_client, left)
+    assert proc.returncode == code
+    assert not left, f"{name} was left behind"
