@@ -93,8 +93,9 @@ def cli(ctx, matrix_path, debug):
 
 def main(argv=None):
     """Entry point: every problem becomes one line on stderr and a documented exit code, never a traceback."""
-    from builder import exitcodes
+    from builder import exitcodes, paths
 
+    paths.use_checkout(None)  # main() may run more than once in one process (tests)
     _tolerant_output()
     previous_handlers = exitcodes.install_signal_handlers()
     debug = _debug_requested(argv)

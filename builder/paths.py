@@ -11,8 +11,20 @@ from pathlib import Path
 _PACKAGE = Path(__file__).resolve().parent
 
 
+_checkout_data: Path | None = None  # set by use_checkout(): a drift check reads the checkout, not the install
+
+
+def use_checkout(root: Path | None) -> None:
+    """Read matrix.yaml, locks/ and the templates from this checkout (render/bake --check found it from the
+    current folder while tfenv runs from an installed copy, whose files may be older). None: the default."""
+    global _checkout_data
+    _checkout_data = root
+
+
 def data_root() -> Path:
     """The folder holding matrix.yaml and locks/."""
+    if _checkout_data is not None:
+        return _checkout_data
     packaged = _PACKAGE / "_data"
     if (packaged / "matrix.yaml").is_file():
         return packaged
@@ -25,6 +37,8 @@ def matrix_file() -> Path:
 
 def templates(kind: str) -> Path:
     """builder/templates/KIND: the Jinja2 partials of one kind of generated file (docker, wsl)."""
+    if _checkout_data is not None and (_checkout_data / "builder" / "templates" / kind).is_dir():
+        return _checkout_data / "builder" / "templates" / kind
     return _PACKAGE / "templates" / kind
 
 

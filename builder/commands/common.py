@@ -32,11 +32,13 @@ def checkout_or(out: str | None, what: str) -> Path:
 
 
 def checkout_matrix(ctx: click.Context, checkout: Path | None):
-    """The checkout's own matrix.yaml for drift checks (unless --matrix names one): a non-editable install
-    carries its own copy, which is not what the checkout's committed files are compared with."""
-    from builder import matrix
+    """The checkout's own matrix.yaml (and locks, templates) for drift checks, unless --matrix names one: a
+    non-editable install carries its own copies, which are not what the committed files were made from."""
+    from builder import matrix, paths
 
     given = ctx.find_root().obj.get("matrix_path")
+    if checkout is not None and not given:
+        paths.use_checkout(checkout)  # its locks and templates too, not the installed copies
     return matrix.load(given or (checkout / "matrix.yaml" if checkout else None))
 
 

@@ -325,13 +325,19 @@ def installed_elsewhere(monkeypatch):
 
 def test_render_check_finds_the_checkout_from_the_current_folder(checkout_copy, installed_elsewhere, monkeypatch,
                                                                   capsys):
+    import shutil
+
+    monkeypatch.setattr(paths, "_checkout_data", None)  # restored after the test, whatever main() set
     (checkout_copy / "pyproject.toml").write_text('[project]\nname = "tfenv"\n')
+    shutil.copytree(ROOT / "locks", checkout_copy / "locks")
+    shutil.copytree(ROOT / "builder" / "templates", checkout_copy / "builder" / "templates")
     (checkout_copy / "docker-bake.json").write_text((ROOT / "docker-bake.json").read_text())
     monkeypatch.chdir(checkout_copy / "dockerfiles")
     cli.main(["render", "--check"])
     cli.main(["bake", "--check"])
-    dockerfile = checkout_copy / "dockerfiles" / "tf29" / "debian11" / "Dockerfile"
-    dockerfile.write_text(dockerfile.read_text() + "# edited\n")
+    # The checkout's templates are what its files come from, not the installed package's.
+    template = checkout_copy / "builder" / "templates" / "docker" / "Dockerfile.j2"
+    template.write_text(template.read_text() + "# a new line in the checkout's template\n")
     with pytest.raises(SystemExit) as exit_:
         cli.main(["render", "--check"])
     assert exit_.value.code == exitcodes.CHECKS_FAILED  # drift is a failed check, not bad input
