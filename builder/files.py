@@ -84,8 +84,13 @@ def check_writable(path: Path | str, what: str = "output") -> Path:
     if len(os.fsencode(name)) > max_name:
         raise FileError(f"{show(path)}: cannot write the {what}: the file name is longer than "
                         f"{max_name} bytes")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise FileError(f"{show(path)}: cannot write the {what}: folder {folder} is not writable")
+    try:  # the real test: os.access says yes to root on /proc, /sys and read-only mounts
+        fd, probe = tempfile.mkstemp(prefix=".tfenv-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise FileError(f"{show(path)}: cannot write the {what}: folder {folder} is not writable "
+                        f"({_why(exc)})") from None
     if st is not None and not os.access(path, os.W_OK):
         raise FileError(f"{show(path)}: cannot write the {what}: the file is read-only")
     return path

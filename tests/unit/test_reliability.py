@@ -495,3 +495,10 @@ def test_signals_as_interrupt_covers_sigterm_and_sighup_and_restores():
         assert signal.getsignal(signal.SIGTERM) is exitcodes.raise_interrupted
         assert signal.getsignal(signal.SIGHUP) in (exitcodes.raise_interrupted, signal.SIG_IGN)
     assert {s: signal.getsignal(s) for s in before} == before
+
+
+@pytest.mark.parametrize("path", ["/proc/tfenv-x", "/sys/tfenv-x"])
+def test_unwritable_system_folders_are_found_before_any_work(path):
+    # os.access() says yes to root here; a probe file says no.
+    with pytest.raises(files.FileError, match="is not writable"):
+        files.check_writable(path, "JUnit XML report")
