@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,11 @@ def sandbox(tmp_path, monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
     # As a non-editable install: no checkout unless the current folder is in one (render, lock write there).
     monkeypatch.setattr(paths, "_package_checkout", lambda: None)
+    monkeypatch.setattr(paths, "_checkout_data", None)
+    # Temporary folders go where the test can count them.
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     return work
 
 
@@ -278,6 +284,7 @@ def test_bad_option(argv, junk, capsys):
     code, out, err = invoke(argv, capsys)
     assert_handled(code, out, err)
     assert snapshot(junk) == before, "left something behind"
+    assert os.listdir(tempfile.gettempdir()) == [], "left a temporary folder behind"
 
 
 def test_sweep_is_several_hundred():
