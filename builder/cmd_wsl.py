@@ -28,7 +28,7 @@ def wsl_cmd(ctx, env, distro, windows, output):
         return
     path = Path(output)
     try:
-        # newline="" keeps LF on Windows too: the bash script runs inside Linux.
+        # newline="": the render's own line ends on every OS (LF for bash, CRLF for PowerShell).
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(rendered.text)
         if not windows:

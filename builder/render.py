@@ -18,10 +18,21 @@ from builder.matrix import Matrix, Target
 PIP_VERSION = "23.0.1"
 
 
+# Line ends of generated files, as .gitattributes checks them out on every OS: PowerShell scripts CRLF,
+# everything else LF. A render carries its final line ends, so the committed file is byte for byte the render.
+CRLF_SUFFIXES = (".ps1",)
+
+
 @dataclass(frozen=True)
 class Rendered:
     relpath: str  # relative to the data root, e.g. dockerfiles/tf29/debian11/Dockerfile
     text: str
+
+    def __post_init__(self):
+        text = self.text.replace("\r\n", "\n")
+        if self.relpath.endswith(CRLF_SUFFIXES):
+            text = text.replace("\n", "\r\n")
+        object.__setattr__(self, "text", text)
 
 
 def _jinja(templates: Path):
@@ -108,7 +119,8 @@ def render_all(matrix: Matrix, targets: list[Target] | None = None) -> list[Rend
 
 
 def write(rendered: list[Rendered], out: Path) -> list[Path]:
-    """Write renders with LF line ends on every OS (they run in Linux); shell scripts are executable."""
+    """Write renders byte for byte (newline="": LF, or CRLF for PowerShell, on every OS); shell scripts are
+    executable."""
     written = []
     for item in rendered:
         path = out / item.relpath
@@ -136,7 +148,7 @@ def check(rendered: list[Rendered], root: Path, folders: tuple[str, ...] = tuple
         path = root / item.relpath
         if not path.is_file():
             problems.append(f"{item.relpath}: missing")
-        elif path.read_text(encoding="utf-8") != item.text:
+        elif path.read_bytes() != item.text.encode("utf-8"):  # bytes: line ends are part of the render
             problems.append(f"{item.relpath}: differs from matrix.yaml")
     for folder in folders:
         for path in sorted((root / folder).glob(RENDER_FOLDERS[folder])):

@@ -82,7 +82,9 @@ def test_dry_run_matches_reviewed_snapshot(env):
 
 
 def test_powershell_matches_reviewed_snapshot(m):
-    assert wsl.render(m, m.env("tf29"), windows=True).text == (SNAPSHOTS / "wsl-tf29-setup.ps1").read_text()
+    # bytes: the CRLF line ends are part of the render (.gitattributes checks the snapshot out with CRLF too)
+    expected = (SNAPSHOTS / "wsl-tf29-setup.ps1").read_bytes()
+    assert wsl.render(m, m.env("tf29"), windows=True).text.encode("utf-8") == expected
 
 
 # --- what the bash script installs ---------------------------------------------------------------
@@ -197,7 +199,7 @@ def test_powershell_checks_what_windows_needs(m):
     assert "[string]$Distribution = 'Ubuntu-20.04'" in text
     assert "'--install', '-d', $Distribution" in text
     assert "--query-gpu=driver_version" in text
-    assert "'bash', $linuxPath.Trim()" in text
+    assert "'bash', $linuxPath, '--distro', $Distribution" in text
 
 
 def test_driver_minimum_is_the_higher_of_wsl_and_cuda(matrix_data, write_matrix):
