@@ -211,10 +211,19 @@ def test_command_writes_the_committed_render(tmp_path):
     out = tmp_path / "install.sh"
     result = _invoke("wsl", "tf29", "-o", str(out))
     assert result.exception is None, result.output
-    assert out.read_text() == (ROOT / "wsl" / "tf29" / "install.sh").read_text()
+    assert out.read_bytes() == (ROOT / "wsl" / "tf29" / "install.sh").read_bytes()
     assert out.stat().st_mode & 0o111
     result = _invoke("wsl", "tf29", "--windows", "-o", str(tmp_path / "setup.ps1"))
-    assert (tmp_path / "setup.ps1").read_text() == (ROOT / "wsl" / "tf29" / "setup.ps1").read_text()
+    # Byte for byte, CRLF included: what .gitattributes checks out is what the command writes.
+    assert (tmp_path / "setup.ps1").read_bytes() == (ROOT / "wsl" / "tf29" / "setup.ps1").read_bytes()
+
+
+def test_command_prints_plain_newlines_to_stdout():
+    """Standard output is text: the platform adds its line ends (on Windows, CRLF), so the render must not."""
+    result = _invoke("wsl", "tf29", "--windows")
+    assert result.exception is None
+    assert "\r" not in result.output
+    assert result.output == (ROOT / "wsl" / "tf29" / "setup.ps1").read_bytes().decode().replace("\r\n", "\n")
 
 
 def test_command_with_one_distro_embeds_only_its_lock():
