@@ -90,10 +90,11 @@ def _dry_run(env, distro):
     return result.stdout
 
 
-def test_each_python_gets_its_own_lock(m):
+@pytest.mark.parametrize("env", ["tf29", "tf210"])
+def test_each_python_gets_its_own_lock(m, env):
     for distro, python in [("Ubuntu-20.04", "3.8"), ("Debian", "3.9")]:
-        pins = re.findall(r"^    (\S+==\S+)$", _dry_run("tf29", distro), re.M)
-        target = m.target("tf29", "debian11" if python == "3.9" else "ubuntu20.04")
+        pins = re.findall(r"^    (\S+==\S+)$", _dry_run(env, distro), re.M)
+        target = m.target(env, "debian11" if python == "3.9" else "ubuntu20.04")
         wheels = [f"{n}=={v}" for n, v in m.cuda["11.2"].wsl.pip.items()]
         assert pins == ["pip==23.0.1"] + lock.read(target).requirements() + wheels
 
