@@ -131,5 +131,5 @@ def test_flatbuffers_in_the_locks_follows_tensorflow(env, major_ok):
     assert {t.python for t in targets} == {"3.8", "3.9"}
     for target in targets:
         for jupyter in (False, True):
-            version = lock.read(target, jupyter).version_of("flatbuffers")
+            version = dict(lock.read(target, jupyter).pins)["flatbuffers"]
             assert major_ok(int(version.split(".")[0])), (target.key, jupyter, version)
