@@ -83,7 +83,7 @@ class LazyGroup(click.Group):
               help="Use this matrix file instead of the packaged matrix.yaml.")
 @click.pass_context
 def cli(ctx, matrix_path):
-    """Known-good TensorFlow 2.2-2.9 GPU environments, and why your machine fails."""
+    """Known-good TensorFlow 2.2-2.10 GPU environments, and why your machine fails."""
     ctx.obj = {"matrix_path": matrix_path}
 
 

@@ -1,8 +1,8 @@
 """Parse TensorFlow's library-loader messages (stream_executor's dso_loader.cc and friends).
 
 TF says which CUDA library it could not dlopen, and why, in one log line; everything else in its log is
-noise for this purpose. The line format has been stable from TF 2.2 to 2.9 (only the source line number
-moves: dso_loader.cc:55 in 2.2, :60 in 2.4, :64 in 2.9), so one pattern per message kind suffices.
+noise for this purpose. The line format has been stable from TF 2.2 to 2.10 (only the source line number
+moves: dso_loader.cc:55 in 2.2, :60 in 2.4, :64 in 2.9 and 2.10), so one pattern per message kind suffices.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def test_driver_between_compat_and_ga_minimum_warns_about_minor_version_compatib
     report = doctor.diagnose(facts, host, "tf29")
     driver = by_id(report)["driver"]
     assert driver.status == "warn" and "minor-version compatibility" in driver.message
-    assert report.recommendation["env"] == "tf29" and "PTX JIT" in report.recommendation["note"]
+    assert report.recommendation["env"] == "tf210" and "PTX JIT" in report.recommendation["note"]
     assert not report.failed
 
 

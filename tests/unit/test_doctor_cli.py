@@ -53,7 +53,7 @@ def test_unknown_env_is_one_line_exit_2():
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "tfenv: error: unknown environment 'tf-29'; did you mean 'tf29'? "
-        "(known: tf22, tf22-cuda101, tf23, tf24, tf25, tf26, tf27, tf28, tf29)"]
+        "(known: tf22, tf22-cuda101, tf23, tf24, tf25, tf26, tf27, tf28, tf29, tf210)"]
     assert "doctor" in tfenv("--help").stdout
 
 
