@@ -1,0 +1,27 @@
+"""The loaded kernel module and the user-space driver library (libcuda) are different versions."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.rules._common import tfenv_way
+from builder.diagnose.versions import vkey
+
+ID = "driver-dso-mismatch"
+
+
+def check(log, ctx):
+    evidence = log.all("kernel_dso_mismatch")[:1] + log.all("nvml_mismatch")[:1] + log.all("system_driver_mismatch")[:1]
+    lib, kernel = log.first("libcuda_version"), log.first("kernel_version") or log.first("nvrm")
+    if lib and kernel and vkey(lib.groups[0]) and vkey(kernel.groups[0]) and \
+            vkey(lib.groups[0])[:2] != vkey(kernel.groups[0])[:2]:
+        evidence += [lib, kernel]
+    if not evidence and not (log.has("compat_not_supported") and not ctx.container):
+        return None
+    evidence += log.all("compat_not_supported")[:1]
+    versions = ""
+    if lib and kernel:
+        versions = " (kernel module {}, libcuda {})".format(kernel.groups[0], lib.groups[0])
+    cause = ("The NVIDIA kernel module and the user-space driver libraries are different versions{}: usually a driver "
+             "update whose new module is not loaded yet, or two driver installs mixed.".format(versions))
+    fix = ("reboot (or unload and reload the nvidia kernel modules) so the module matches the libraries; if it persists, "
+           "remove every NVIDIA driver package and install one driver version (nvidia-smi must then work)")
+    return Finding(ID, "Kernel driver and libcuda versions do not match{}".format(versions),
+                   [ev.line for ev in evidence], cause, fix, tfenv_way(ctx), rank=26, supersedes=("no-gpu-visible",))
