@@ -37,7 +37,7 @@ def checkout_copy(tmp_path) -> Path:
     dest.mkdir()
     shutil.copy(ROOT / "matrix.yaml", dest / "matrix.yaml")
     for folder in ("dockerfiles", "wsl"):
-        shutil.copytree(ROOT / folder, dest / folder, ignore=shutil.ignore_patterns("templates"))
+        shutil.copytree(ROOT / folder, dest / folder)
     return dest
 
 

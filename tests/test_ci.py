@@ -145,7 +145,7 @@ def test_bake_target_matches_show_and_matrix(bake, env, os_name):
 
 
 def test_bake_stages_and_args_exist_in_the_dockerfile_templates(bake):
-    templates = ROOT / "dockerfiles" / "templates"
+    templates = ROOT / "builder" / "templates" / "docker"
     text = "\n".join(p.read_text(encoding="utf-8") for p in templates.glob("*.j2"))
     stages = set(re.findall(r"^FROM\s+\S+\s+AS\s+(\S+)", text, re.MULTILINE | re.IGNORECASE))
     args = set(re.findall(r"^ARG\s+([A-Za-z_][A-Za-z0-9_]*)", text, re.MULTILINE))

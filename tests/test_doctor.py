@@ -8,7 +8,7 @@ import pytest
 from fakes import hosts
 
 from builder import doctor, matrix
-from builder.cmd_doctor import facts_from_matrix
+from builder.facts import facts_from_matrix
 
 
 @pytest.fixture(scope="module")

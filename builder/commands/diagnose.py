@@ -1,8 +1,4 @@
-"""`tfenv doctor`: the Click side of builder/doctor.py, which stays standard-library only.
-
-This module turns the validated Matrix into the plain-dict facts doctor.py reads, and writes the
-standalone copy (facts inlined) for machines that have nothing but Python.
-"""
+"""Diagnose: doctor (this machine's GPU, driver and CUDA libraries against an environment)."""
 
 from __future__ import annotations
 
@@ -11,36 +7,8 @@ from pathlib import Path
 
 import click
 
-from builder import doctor
-from builder.cli import load_matrix
-from builder.errors import TfenvError
-from builder.matrix import Matrix
-
-
-class ChecksFailed(TfenvError):
-    """The report was printed and at least one check failed."""
-
-    exit_code = 1
-
-
-def facts_from_matrix(matrix: Matrix) -> dict:
-    """What doctor needs from the matrix, as JSON-ready data (the schema doctor.py reads)."""
-    envs = {}
-    for env in matrix.envs.values():
-        envs[env.name] = {
-            "tensorflow": env.tensorflow,
-            "python_min": env.python_min,
-            "python_max": env.python_max,
-            "cuda": env.cuda.version,
-            "cuda_full": env.cuda.full,
-            "cudnn": env.cudnn,
-            "sonames": list(env.sonames),
-            "optional_sonames": list(env.optional_sonames),
-            "shims": [{"link": s.link, "to": s.to} for s in env.shims],
-            "lib_dirs": list(env.cuda.ubuntu.lib_dirs) if env.cuda.ubuntu else [],
-        }
-    cuda = {v: {"full": s.full, "driver_min": dict(s.driver_min)} for v, s in matrix.cuda.items()}
-    return {"schema": 1, "envs": envs, "cuda": cuda}
+from builder.commands.common import load_matrix
+from builder.errors import ChecksFailed, TfenvError
 
 
 @click.command("doctor")
@@ -52,8 +20,11 @@ def facts_from_matrix(matrix: Matrix) -> dict:
 @click.option("--write-facts", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write the matrix facts as JSON (doctor-facts.json beside doctor.py), and exit.")
 @click.pass_context
-def command(ctx, env_name, as_json, do_import, write_standalone, write_facts):
+def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_facts):
     """Check GPU, driver, CUDA libraries, Python, WSL2 and Docker for an environment; say what to fix."""
+    from builder import doctor
+    from builder.facts import facts_from_matrix
+
     m = load_matrix(ctx)
     if env_name:
         m.env(env_name)  # unknown names: one line with the nearest match, exit 2

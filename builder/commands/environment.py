@@ -1,15 +1,14 @@
-"""Click commands `run`, `ps` and `stop`: parse, call builder.run / builder.jupyter, print."""
+"""Use an environment: run (a command, a shell or Jupyter), ps, stop."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import secrets
 import shutil
 import sys
 
 import click
 
+from builder.commands.common import load_matrix
 from builder.errors import TfenvError
 
 
@@ -38,8 +37,8 @@ def _isatty(stream) -> bool:
 @click.option("--bind", default="127.0.0.1", show_default=True, help="With --jupyter: host address to publish on.")
 @click.option("-d", "--detach", is_flag=True, help="With --jupyter: print the URL and return (see tfenv ps/stop).")
 @click.pass_context
-def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount, name, jupyter, build, port, bind,
-            detach):
+def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount, name, jupyter, build, port,
+                bind, detach):
     """Run CMD (default: a shell on a terminal) in ENV's image, with the current directory mounted.
 
     \b
@@ -47,7 +46,6 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
     tfenv run tf29 --jupyter
     """
     from builder import dockerhost, run, tags
-    from builder.cli import load_matrix
 
     command = list(command)
     if not jupyter:
@@ -58,9 +56,9 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
     elif command:
         raise TfenvError("--jupyter runs Jupyter itself: drop the command after --")
     else:
-        from builder import jupyter as jupyter_mod
+        from builder import jupyter as jupyter_server
 
-        bind = jupyter_mod.check_bind(bind)
+        bind = jupyter_server.check_bind(bind)
     # Parse everything the user typed before touching Docker, so typos fail fast.
     mounts = [run.parse_volume(v) for v in volumes]
     environment = [run.parse_env(e) for e in env_vars]
@@ -83,7 +81,10 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
     ref = tags.image_refs(target, repo, jupyter=jupyter)[1]
     hint = f"tfenv build {env} --os {target.os.name}" + (" --jupyter" if jupyter else "")
     if jupyter and build and not dockerhost.has_image(c, ref):
-        _build_jupyter(m, target, repo)
+        from builder import images, progress
+
+        # --build takes the defaults; `tfenv build` has every option.
+        images.build(m, target, images.BuildOptions(repo=repo, jupyter=True), progress.display(False))
     image = dockerhost.require_image(c, ref, hint)
     if not use_gpu and gpus == "auto":
         click.echo(f"tfenv: running without a GPU: {reason}", err=True)
@@ -95,68 +96,18 @@ def run_cmd(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount,
     )
     # sys.exit, not ctx.exit: Click's non-standalone main() returns ctx.exit codes instead of exiting.
     if jupyter:
-        sys.exit(_jupyter(c, image, spec, bind, port, detach))
+        sys.exit(jupyter_server.serve(c, image, spec, bind, port, detach))
     if interactive:
         sys.exit(run.run_interactive(spec))
     sys.exit(run.run_streaming(c, spec))
 
 
-def _build_jupyter(m, target, repo: str) -> None:
-    """--build: build the image and its Jupyter stage with the defaults (`tfenv build` has every option)."""
-    from builder import images, progress
-
-    images.build(m, target, images.BuildOptions(repo=repo, jupyter=True), progress.display(False))
-
-
-def _jupyter(c, image, spec, bind: str, port, detach: bool) -> int:
-    from builder import jupyter
-
-    if jupyter.is_public(bind):
-        click.echo(
-            f"tfenv: warning: --bind {bind} publishes Jupyter beyond this machine: anyone on the network "
-            "who has the token can run code as you",
-            err=True,
-        )
-    port = jupyter.choose_port(bind, port)
-    token = secrets.token_urlsafe(32)
-    spec.command = jupyter.server_command(image) or []
-    container = jupyter.start(c, spec, bind, port, token)
-    keep = False  # only a detached server that answered outlives this function
-    try:
-        jupyter.wait_ready(container, bind, port, token)
-        url = jupyter.lab_url(bind, port, token)
-        if detach:
-            click.echo(url)
-            click.echo(f"tfenv: Jupyter runs in {spec.name}; stop it with `tfenv stop {spec.name}`", err=True)
-            keep = True
-            return 0
-        click.echo(f"Jupyter is ready: {url}")
-        click.echo("Press Ctrl-C to stop it (the container is removed).", err=True)
-        jupyter.follow(container)
-        container.reload()
-        return int(container.attrs.get("State", {}).get("ExitCode") or 0)
-    except KeyboardInterrupt:
-        click.echo("tfenv: stopping Jupyter", err=True)
-        return 0
-    finally:
-        if not keep:
-            _cleanup(c, container, spec.name)
-
-
-def _cleanup(c, container, name: str) -> None:
-    from builder import run
-
-    with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C skips the graceful stop, still removes
-        run._stop(container, timeout=10)
-    run._remove_quietly(c, name)
-
-
 @click.command("ps")
-def ps_cmd():
+def ps_command():
     """List the containers tfenv run started (Jupyter URLs included)."""
-    from builder import dockerhost, run
+    from builder import containers, dockerhost, run
 
-    rows = [(c.name, c.labels.get(run.ENV_LABEL, "?"), c.status, c.labels.get(run.URL_LABEL, "-"))
+    rows = [(c.name, c.labels.get(containers.ENV_LABEL, "?"), c.status, c.labels.get(containers.URL_LABEL, "-"))
             for c in run.list_managed(dockerhost.client())]
     if not rows:
         click.echo("no tfenv containers", err=True)
@@ -170,7 +121,7 @@ def ps_cmd():
 @click.command("stop")
 @click.argument("names", nargs=-1, metavar="[NAME]...")
 @click.option("--all", "all_", is_flag=True, help="Every container tfenv run started.")
-def stop_cmd(names, all_):
+def stop_command(names, all_):
     """Stop and remove containers tfenv run started (detached Jupyter servers)."""
     from builder import dockerhost, run
 

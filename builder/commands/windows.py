@@ -1,8 +1,12 @@
-"""`tfenv wsl ENV`: write the WSL2 setup script (bash inside the distribution, or --windows PowerShell)."""
+"""Windows and WSL: wsl (the WSL2 setup scripts)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
+
+from builder.commands.common import load_matrix
 
 
 @click.command("wsl")
@@ -12,14 +16,12 @@ import click
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
               help="Write to this file instead of standard output.")
 @click.pass_context
-def wsl_cmd(ctx, env, distro, windows, output):
+def wsl_command(ctx, env, distro, windows, output):
     """Write the script that installs ENV into a venv inside WSL2 (with --windows: the setup.ps1 that
     prepares Windows and then runs it). The renders for every environment are committed under wsl/."""
-    from pathlib import Path
+    from dataclasses import replace
 
-    from builder import wsl
-    from builder.cli import load_matrix
-    from builder.errors import TfenvError
+    from builder import generated, wsl
 
     m = load_matrix(ctx)
     rendered = wsl.render(m, m.env(env), windows=windows, distro=distro)
@@ -27,12 +29,5 @@ def wsl_cmd(ctx, env, distro, windows, output):
         click.echo(rendered.text, nl=False)
         return
     path = Path(output)
-    try:
-        # newline="" keeps LF on Windows too: the bash script runs inside Linux.
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(rendered.text)
-        if not windows:
-            path.chmod(path.stat().st_mode | 0o111)
-    except OSError as exc:
-        raise TfenvError(f"cannot write {path}: {exc.strerror}") from None
+    generated.write([replace(rendered, relpath=path.name)], path.parent)
     click.echo(str(path), err=True)
