@@ -20,6 +20,7 @@ def facts_from_matrix(matrix: Matrix) -> dict:
             "optional_sonames": list(env.optional_sonames),
             "shims": [s.as_dict() for s in env.shims],
             "lib_dirs": list(env.cuda.ubuntu.lib_dirs) if env.cuda.ubuntu else [],
+            "pins": dict(env.pins),  # explain names the numpy/protobuf pin of the environment's lock
         }
     cuda = {v: {"full": s.full, "driver_min": dict(s.driver_min)} for v, s in matrix.cuda.items()}
     return {"schema": 1, "envs": envs, "cuda": cuda}

@@ -10,6 +10,6 @@ a single file that must run on a bare machine's python3 (Ubuntu 18.04 has 3.6) w
 
 from builder.diagnose.context import Context, infer
 from builder.diagnose.parse import Log, parse
-from builder.diagnose.report import Diagnosis, explain
+from builder.diagnose.report import Diagnosis, explain, format_text
 
-__all__ = ["Context", "Diagnosis", "Log", "explain", "infer", "parse"]
+__all__ = ["Context", "Diagnosis", "Log", "explain", "format_text", "infer", "parse"]

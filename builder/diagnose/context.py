@@ -12,7 +12,8 @@ PLATFORMS = ("windows", "wsl1", "wsl2", "linux")
 _HEX_HOST = re.compile(r"^[0-9a-f]{12}$")
 _CUDA_DIR = re.compile(r"(?:cuda-|CUDA[\\/]v|cudatoolkit-|cuda_)(\d{1,2}\.\d)")
 # dso_loader.cc's failure line moved with each release: which TF lines print which line number.
-_DSO_FAIL_LINE = {"55": ("2.1", "2.2", "2.3"), "58": ("2.3",), "60": ("2.4",), "64": ("2.5", "2.6", "2.7", "2.8", "2.9")}
+_DSO_FAIL_LINE = {"55": ("2.1", "2.2", "2.3"), "58": ("2.3",), "60": ("2.4",),
+                  "64": ("2.5", "2.6", "2.7", "2.8", "2.9")}
 _DSO_FAMILY = {"tensorflow/compiler/xla/stream_executor": ("2.10", "2.11"), "tensorflow/tsl": ("2.12", "2.13", "2.14"),
                "external/local_xla": ("2.15", "2.16"), "external/local_tsl": ("2.15", "2.16")}
 
@@ -27,7 +28,7 @@ class Fact:
         return bool(self.value)
 
     def __repr__(self):
-        return "Fact({!r}, line={}, how={!r})".format(self.value, self.line, self.how)
+        return f"Fact({self.value!r}, line={self.line}, how={self.how!r})"
 
 
 class Context:
@@ -179,7 +180,7 @@ def _device(log):
         return Fact(best.groups[1], best.line, "Found device"), Fact(best.groups[0], best.line)
     ev = log.first("device_old")
     if ev:
-        return Fact("{}.{}".format(ev.groups[1], ev.groups[2]), ev.line, "Found device"), Fact(ev.groups[0], ev.line)
+        return Fact(f"{ev.groups[1]}.{ev.groups[2]}", ev.line, "Found device"), Fact(ev.groups[0], ev.line)
     ev = log.first("ptx_jit")
     if ev:
         return Fact(ev.groups[0], ev.line, "TF's PTX warning"), Fact("")

@@ -21,4 +21,4 @@ class Finding:
                 "cause": self.cause, "fix": self.fix, "tfenv": self.tfenv}
 
     def __repr__(self):
-        return "Finding({!r}, lines={})".format(self.id, self.evidence)
+        return f"Finding({self.id!r}, lines={self.evidence})"

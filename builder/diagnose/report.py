@@ -44,7 +44,7 @@ def context_line(ctx):
                         ("GPU", ctx.gpu), ("compute capability", ctx.compute_capability), ("driver", ctx.driver),
                         ("Python", ctx.python)):
         if fact:
-            parts.append("{} {}".format(label, fact.value))
+            parts.append(f"{label} {fact.value}")
     if ctx.envs:
         parts.append("tfenv environment: " + ", ".join(ctx.envs[:3]))
     return "; ".join(parts) or "nothing known about the platform"
@@ -52,17 +52,17 @@ def context_line(ctx):
 
 def format_text(diagnosis, width=100):
     """Plain text: a context line, then each finding with its evidence, cause, fix and the tfenv way."""
-    out = ["Read {} line(s): {}.".format(diagnosis.log.line_count, context_line(diagnosis.context))]
+    out = [f"Read {diagnosis.log.line_count} line(s): {context_line(diagnosis.context)}."]
     if not diagnosis.findings:
         out += [""] + textwrap.wrap(UNDECIDED, width)
         return "\n".join(out) + "\n"
     for i, f in enumerate(diagnosis.findings, 1):
         out.append("")
-        out.append("{}. {} [{}]".format(i, f.title, f.id))
+        out.append(f"{i}. {f.title} [{f.id}]")
         for n in f.evidence:
-            out.append("   line {}: {}".format(n, diagnosis.log.line_text(n)))
+            out.append(f"   line {n}: {diagnosis.log.line_text(n)}")
         for label, body in (("why", f.cause), ("fix", f.fix), ("tfenv", f.tfenv)):
             if body:
-                out += textwrap.wrap(body, width, initial_indent="   {}: ".format(label),
+                out += textwrap.wrap(body, width, initial_indent=f"   {label}: ",
                                      subsequent_indent=" " * (len(label) + 5))
     return "\n".join(out) + "\n"

@@ -70,7 +70,7 @@ def cuda_of_runtime(name):
     major = int(digits[:2]) if digits.startswith(("10", "11", "12", "13")) else int(digits[0])
     minor = digits[len(str(major)):]
     if major >= 11:
-        return "{}.x".format(major)
+        return f"{major}.x"
     return "{}.{}".format(major, minor or "0")
 
 

@@ -21,17 +21,18 @@ def tfenv_way(ctx, windows=False):
     """How tfenv gets around the problem on the log's platform (windows: say it the Windows way regardless)."""
     env = ctx.env() or "ENV"
     pick = "" if ctx.envs else " (pick ENV with `tfenv matrix`)"
-    doctor = "; `tfenv doctor --env {}` then checks this machine".format(env)
+    doctor = f"; `tfenv doctor --env {env}` then checks this machine"
     if ctx.windows or windows:
         if ctx.tf and vkey(ctx.tf.value) > vkey(LAST_WINDOWS_GPU_TF):
-            return ("`tfenv wsl {}` sets up the environment in WSL2 (TF {} has no native Windows GPU "
-                    "build){}{}".format(env, ctx.tf.value, pick, doctor))
+            return (f"`tfenv wsl {env}` sets up the environment in WSL2 (TF {ctx.tf.value} has no native Windows GPU "
+                    f"build){pick}{doctor}")
         return ("`tfenv windows {0}` writes a PowerShell setup with the DLLs TF {1} loads, or `tfenv wsl {0}` "
                 "for WSL2{2}{3}".format(env, ctx.tf.value or "of that environment", pick, doctor))
     if ctx.wsl:
-        return "`tfenv wsl {}` writes the WSL2 setup with the right CUDA and cuDNN{}{}".format(env, pick, doctor)
-    return ("`tfenv run {} -- python your_script.py` runs it in an image with the matching CUDA and cuDNN (the host "
-            "needs only the NVIDIA driver){}{}".format(env, pick, doctor))
+        return f"`tfenv wsl {env}` writes the WSL2 setup with the right CUDA and cuDNN{pick}{doctor}"
+    return (f"`tfenv run {env} -- python your_script.py` runs it in an image with the matching CUDA and cuDNN (the "
+            f"host "
+            f"needs only the NVIDIA driver){pick}{doctor}")
 
 
 def cuda_for_tf(ctx):
@@ -51,8 +52,10 @@ def windows_cuda_install(cuda, names):
     """Native Windows: which toolkit, PATH, and the check."""
     release = "11.2" if cuda in ("11.x", "") else cuda
     first = names[0] if names else "cudart64_110.dll"
-    return ("install the CUDA {0} toolkit (the DLL name says the release: cudart64_101 is 10.1, cudart64_110 any 11.x) "
-            "and add its bin folder to PATH ({1}), then open a new terminal and check with `where {2}`. CUDA versions "
+    return (f"install the CUDA {release} toolkit (the DLL name says the release: cudart64_101 is 10.1, cudart64_110 "
+            f"any 11.x) "
+            f"and add its bin folder to PATH ({WIN_TOOLKIT.format(release)}), then open a new terminal and check "
+            f"with `where {first}`. CUDA versions "
             "can be installed side by side; only the one TF asks for helps. Python >= 3.8 restricts the DLL search "
             "for its own imports, not for TF's loader: PATH is what counts (os.add_dll_directory alone does not "
-            "help)".format(release, WIN_TOOLKIT.format(release), first))
+            "help)")

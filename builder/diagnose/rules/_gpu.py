@@ -14,7 +14,8 @@ def libcuda_loaded(log):
 
 def gpu_expected(log, ctx):
     """The log shows a GPU or a GPU setup: a device found, nvidia-smi output, WSL2, or other GPU failures."""
-    return bool(log.has("device", "device_old", "found_device", "smi_header", "created_device", "nvrm", "kernel_version")
+    return bool(log.has("device", "device_old", "found_device", "smi_header", "created_device", "nvrm",
+                        "kernel_version")
                 or ctx.platform.value == "wsl2")
 
 

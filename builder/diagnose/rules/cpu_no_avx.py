@@ -10,13 +10,16 @@ def check(log, ctx):
     if not evidence:
         return None
     cause = ("Official TensorFlow wheels since 1.6 use AVX instructions; on a CPU without them the import dies "
-             "({}).".format("DLL initialization routine failed" if log.has("dll_init_failed") else "illegal instruction"))
+             "({}).".format("DLL initialization routine failed" if log.has("dll_init_failed")
+                                else "illegal instruction"))
     if ctx.windows:
-        fix = ("check the CPU model for AVX support (older Pentium, Celeron, Atom lack it); if it has AVX, reinstall the "
+        fix = ("check the CPU model for AVX support (older Pentium, Celeron, Atom lack it); if it has AVX, reinstall "
+               "the "
                "x64 Visual C++ Redistributable 2015-2022; without AVX use a community wheel built without AVX, conda's "
                "tensorflow build, or another machine")
     else:
-        fix = ("check with `grep -o -m1 avx /proc/cpuinfo`; without AVX use a community wheel built without AVX, build TF "
+        fix = ("check with `grep -o -m1 avx /proc/cpuinfo`; without AVX use a community wheel built without AVX, "
+               "build TF "
                "from source, or run on a machine (or VM CPU model) that exposes AVX")
     return Finding(ID, "This CPU cannot run the official TensorFlow build (no AVX)", [ev.line for ev in evidence],
                    cause, fix, "tfenv's images use the official wheels too: they need an AVX CPU", rank=16,

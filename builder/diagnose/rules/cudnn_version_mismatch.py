@@ -13,22 +13,26 @@ def check(log, ctx):
         return None
     loaded, built = ev.groups[0], ev.groups[1]
     major_differs = vkey(loaded)[:1] != vkey(built)[:1]
-    cause = ("TF was compiled with cuDNN {} and accepts the same major version with an equal or higher minor; the "
-             "cuDNN it loaded is {}.".format(built, loaded))
+    cause = (f"TF was compiled with cuDNN {built} and accepts the same major version with an equal or higher minor; "
+             f"the "
+             f"cuDNN it loaded is {loaded}.")
     if not major_differs:
         cause += " If you installed a newer cuDNN, an older copy comes first on the library path."
     want = "{}.{}".format(*vkey(built)[:2]) if len(vkey(built)) > 1 else built
     if ctx.windows:
-        where = ("`where cudnn64_{}.dll` lists the copies in PATH order: remove the older one or put the bin folder of "
-                 "cuDNN {}+ first on PATH".format(vkey(built)[0], want))
+        where = (f"`where cudnn64_{vkey(built)[0]}.dll` lists the copies in PATH order: remove the older one or put "
+                 f"the bin folder of "
+                 f"cuDNN {want}+ first on PATH")
     elif ctx.linux_like:
-        where = ("find the older copy with `ldconfig -p | grep cudnn` and in LD_LIBRARY_PATH (another CUDA tree, a conda "
-                 "cudnn package, a torch wheel's nvidia-cudnn) and remove it or put cuDNN {}+ first".format(want))
+        where = ("find the older copy with `ldconfig -p | grep cudnn` and in LD_LIBRARY_PATH (another CUDA tree, a "
+                 "conda "
+                 f"cudnn package, a torch wheel's nvidia-cudnn) and remove it or put cuDNN {want}+ first")
     else:
-        where = ("find the older copy (Linux: `ldconfig -p | grep cudnn`; Windows: `where cudnn64_{}.dll`) and remove "
-                 "it or put cuDNN {}+ first".format(vkey(built)[0], want))
-    fix = "install cuDNN {} or newer with the same major version; {}".format(want, where)
+        where = (f"find the older copy (Linux: `ldconfig -p | grep cudnn`; Windows: `where "
+                 f"cudnn64_{vkey(built)[0]}.dll`) and remove "
+                 f"it or put cuDNN {want}+ first")
+    fix = f"install cuDNN {want} or newer with the same major version; {where}"
     if vkey(built) >= (8, 6):
         fix += "; for TF 2.14+ `pip install tensorflow[and-cuda]` brings the cuDNN wheel it was built with"
-    return Finding(ID, "cuDNN {} was loaded; TF was compiled with {}".format(loaded, built), [ev.line], cause, fix,
+    return Finding(ID, f"cuDNN {loaded} was loaded; TF was compiled with {built}", [ev.line], cause, fix,
                    tfenv_way(ctx), rank=42, supersedes=("cudnn-init-failed",))

@@ -18,10 +18,12 @@ def check(log, ctx):
     evidence += log.all("compat_not_supported")[:1]
     versions = ""
     if lib and kernel:
-        versions = " (kernel module {}, libcuda {})".format(kernel.groups[0], lib.groups[0])
-    cause = ("The NVIDIA kernel module and the user-space driver libraries are different versions{}: usually a driver "
-             "update whose new module is not loaded yet, or two driver installs mixed.".format(versions))
-    fix = ("reboot (or unload and reload the nvidia kernel modules) so the module matches the libraries; if it persists, "
+        versions = f" (kernel module {kernel.groups[0]}, libcuda {lib.groups[0]})"
+    cause = (f"The NVIDIA kernel module and the user-space driver libraries are different versions{versions}: "
+             f"usually a driver "
+             "update whose new module is not loaded yet, or two driver installs mixed.")
+    fix = ("reboot (or unload and reload the nvidia kernel modules) so the module matches the libraries; if it "
+           "persists, "
            "remove every NVIDIA driver package and install one driver version (nvidia-smi must then work)")
-    return Finding(ID, "Kernel driver and libcuda versions do not match{}".format(versions),
+    return Finding(ID, f"Kernel driver and libcuda versions do not match{versions}",
                    [ev.line for ev in evidence], cause, fix, tfenv_way(ctx), rank=26, supersedes=("no-gpu-visible",))

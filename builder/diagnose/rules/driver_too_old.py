@@ -22,10 +22,11 @@ def check(log, ctx):
     cuda = cuda_for_tf(ctx)
     cause = "The NVIDIA driver{} is older than CUDA {} needs".format(
         " " + ctx.driver.value if ctx.driver else "", cuda or "runtime")
-    cause += " ({} minimum {}).".format(table, minimum) if minimum else "."
+    cause += f" ({table} minimum {minimum})." if minimum else "."
     if compat:
-        cause += (" The container carries CUDA's forward-compatibility libcuda ({}), which works only on data-center "
-                  "GPUs; the host's kernel driver is {}.".format(mismatch.groups[1], mismatch.groups[0]))
+        cause += (f" The container carries CUDA's forward-compatibility libcuda ({mismatch.groups[1]}), which works "
+                  f"only on data-center "
+                  f"GPUs; the host's kernel driver is {mismatch.groups[0]}.")
     where = "on the host (the container uses the host's driver)" if ctx.container else ""
     if ctx.windows or ctx.wsl:
         fix = "install a current NVIDIA driver on Windows (WSL2 uses the Windows driver){}".format(

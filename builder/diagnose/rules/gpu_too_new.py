@@ -26,7 +26,8 @@ def check(log, ctx):
     fix = ("keep the JIT-compiled kernels between runs with a bigger cache: CUDA_CACHE_MAXSIZE=4294967296 "
            "(the default cache is too small); or use a TF build whose CUDA has code for this GPU")
     if errors or old_cuda:
-        fix = ("use a TF built with a newer CUDA: CUDA 10.x builds (TF <= 2.3) have no code for sm_80/sm_86 GPUs (RTX 30xx "
+        fix = ("use a TF built with a newer CUDA: CUDA 10.x builds (TF <= 2.3) have no code for sm_80/sm_86 GPUs "
+               "(RTX 30xx "
                "and newer), CUDA 11 builds (TF 2.4+) do; " + fix)
     return Finding(ID, "The GPU is newer than this TensorFlow build", [ev.line for ev in evidence if ev], cause, fix,
                    tfenv_way(ctx) + "; a CUDA 11 environment (tf25 to tf29) runs Ampere and newer GPUs", rank=44)

@@ -19,12 +19,12 @@ def check(log, ctx):
         return None
     names = [n for n, _ in found]
     cuda = cuda_for_tf(ctx)
-    tf = "TF {}".format(ctx.tf.value) if ctx.tf else "This TensorFlow"
+    tf = f"TF {ctx.tf.value}" if ctx.tf else "This TensorFlow"
     cause = ("{} was built against CUDA {} and loads its libraries by exact name; {} not installed, or not where "
              "the loader looks.".format(tf, cuda or "(see the names)", "it is" if len(names) == 1 else "they are"))
     present = ctx.cuda_present.value
     if present and cuda and not cuda.startswith(present) and not present.startswith(cuda.rstrip("x")):
-        cause += " CUDA {} is there, but no other release provides the names TF asks for.".format(present)
+        cause += f" CUDA {present} is there, but no other release provides the names TF asks for."
     if ctx.windows:
         fix = windows_cuda_install(cuda, names)
         cudnn = cudnn_for_tf(ctx)
@@ -40,8 +40,9 @@ def _linux_fix(found, ctx, cuda):
     why, _ = split_dlerror(ev.groups[1] if ev.kind == "load_fail" and len(ev.groups) > 1 else None)
     needed = why.split(":", 1)[0].strip() if why else ""
     if needed and needed != name and ".so" in needed and not needed.startswith("/"):
-        return ("{} was found but needs {}, which is not on the loader path: install the library that provides {} "
-                "(or remove the mismatched {} that wants it)".format(name, needed, needed, name))
+        return (f"{name} was found but needs {needed}, which is not on the loader path: install the library that "
+                f"provides {needed} "
+                f"(or remove the mismatched {name} that wants it)")
     release = cuda if cuda and "x" not in cuda else "11.2"
     fix = ("install the CUDA {0} runtime libraries (NVIDIA's cuda-cudart-{1}, cuda-libraries-{1} packages, or the "
            "toolkit) and put their folder on the loader path: export LD_LIBRARY_PATH=/usr/local/cuda-{0}/lib64"
@@ -54,9 +55,10 @@ def _linux_fix(found, ctx, cuda):
     for env in (ctx.facts or {}).get("envs", {}).values():
         for shim in env.get("shims", []):
             if any(n == shim["link"] for n, _ in found):
-                fix += ("; with CUDA {} installed instead, the link `ln -s {} {}` in its lib folder is what tfenv's image "
+                fix += ("; with CUDA {} installed instead, the link `ln -s {} {}` in its lib folder is what tfenv's "
+                        "image "
                         "uses".format(shim["to"].rsplit(".so.", 1)[-1], shim["to"], shim["link"]))
                 return fix
     if ctx.container:
-        fix += "; in a container, build the image on one that has CUDA {} and cuDNN".format(release)
+        fix += f"; in a container, build the image on one that has CUDA {release} and cuDNN"
     return fix

@@ -17,8 +17,9 @@ def check(log, ctx):
     if not cudnn or (major and not cudnn.startswith(major)):
         cudnn = {"7": "7.6", "8": "8.1"}.get(major, major or "8")
     cuda = cuda_for_tf(ctx) or ("10.1" if major == "7" else "11.2")
-    cause = ("cuDNN is not part of the CUDA toolkit: TF wants cuDNN {} (for CUDA {}) and it is not installed or not "
-             "where the loader looks.".format(cudnn, cuda))
+    cause = (f"cuDNN is not part of the CUDA toolkit: TF wants cuDNN {cudnn} (for CUDA {cuda}) and it is not "
+             f"installed or not "
+             "where the loader looks.")
     if major == "7":
         cause += " cuDNN 8 does not stand in for libcudnn 7 (its API changed: a renamed or linked copy fails)."
     if ctx.windows:
@@ -28,6 +29,7 @@ def check(log, ctx):
         fix = ("install cuDNN {0} for CUDA {1}: NVIDIA's libcudnn{2} package, or copy its libcudnn.so.{2}* into "
                "/usr/local/cuda-{1}/lib64 and run sudo ldconfig".format(cudnn, cuda, major or "8"))
         if major != "7":
-            fix += ("; or pip install nvidia-cudnn-cu11 (8.x with minor >= TF's) and add site-packages/nvidia/cudnn/lib "
+            fix += ("; or pip install nvidia-cudnn-cu11 (8.x with minor >= TF's) and add "
+                    "site-packages/nvidia/cudnn/lib "
                     "to LD_LIBRARY_PATH")
-    return Finding(ID, "TensorFlow cannot load cuDNN {}".format(cudnn), lines, cause, fix, tfenv_way(ctx), rank=36)
+    return Finding(ID, f"TensorFlow cannot load cuDNN {cudnn}", lines, cause, fix, tfenv_way(ctx), rank=36)

@@ -23,8 +23,9 @@ def check(log, ctx):
         evidence += [ev.line for _, ev in missing_cuda_runtime.missing(log)[:1]] + [log.first("cudart_stub").line]
         supersedes = ("missing-cuda-runtime",)
     where = "CI runner" if ci_probe else "container" if ctx.container else "machine"
-    cause = ("TF probes for the NVIDIA driver and CUDA at start; on a {} without an NVIDIA GPU (or without one passed "
-             "in) it finds none, says so, and runs on the CPU. Any real failure is elsewhere in the log.".format(where))
+    cause = (f"TF probes for the NVIDIA driver and CUDA at start; on a {where} without an NVIDIA GPU (or without one "
+             f"passed "
+             "in) it finds none, says so, and runs on the CPU. Any real failure is elsewhere in the log.")
     if ctx.container:
         gpu = "to use a GPU, start the container with `docker run --gpus all ...` on a host with the NVIDIA driver"
     elif ctx.windows:
@@ -34,7 +35,7 @@ def check(log, ctx):
     else:
         gpu = "to use a GPU, install the NVIDIA driver (nvidia-smi must work)"
     fix = ("nothing to fix if you meant to run on the CPU: silence it with TF_CPP_MIN_LOG_LEVEL=2, or install "
-           "tensorflow-cpu; {}".format(gpu))
+           f"tensorflow-cpu; {gpu}")
     return Finding(ID, "No NVIDIA GPU here: TensorFlow runs on the CPU (harmless)", evidence, cause, fix,
                    "`tfenv doctor` tells whether this machine has a usable GPU", harmless=True, rank=90,
                    supersedes=supersedes)

@@ -18,13 +18,17 @@ def check(log, ctx):
     if ctx.container:
         cause += " Inside a container the GPU exists only when it was started with a GPU request."
         fix = ("start the container with `docker run --gpus all ...` (the host needs the NVIDIA driver and the NVIDIA "
-               "container toolkit; docker compose: a GPU device reservation); pointing LD_LIBRARY_PATH at CUDA's compat "
+               "container toolkit; docker compose: a GPU device reservation); pointing LD_LIBRARY_PATH at CUDA's "
+               "compat "
                "libraries does not help")
     elif ctx.windows:
-        fix = ("check that Device Manager and nvidia-smi show the GPU and that CUDA_VISIBLE_DEVICES is not set to -1 or "
+        fix = ("check that Device Manager and nvidia-smi show the GPU and that CUDA_VISIBLE_DEVICES is not set to -1 "
+               "or "
                "empty; on a laptop, run Python on the NVIDIA GPU (NVIDIA Control Panel)")
     else:
-        fix = ("check that nvidia-smi lists the GPU, that CUDA_VISIBLE_DEVICES is not set to -1 or empty, and that "
-               "/dev/nvidia0 exists (the nvidia kernel module is loaded)")
+        fix = ("in a container (Docker, a Jupyter image): it was started without a GPU, start it with `docker run "
+               "--gpus "
+               "all ...`; on the host: check that nvidia-smi lists the GPU, that CUDA_VISIBLE_DEVICES is not set to -1 "
+               "or empty, and that /dev/nvidia0 exists (the nvidia kernel module is loaded)")
     return Finding(ID, "No GPU device is visible to TensorFlow", [ev.line for ev in evidence], cause, fix,
                    tfenv_way(ctx), rank=40)

@@ -7,13 +7,14 @@ ID = "numpy2"
 
 
 def check(log, ctx):
-    evidence = log.all("numpy2")[:1] + log.all("numpy_abi")[:1] + log.all("numpy_symbolic")[:1] + log.all("numpy_alias")[:1]
+    evidence = [ev for kind in ("numpy2", "numpy_abi", "numpy_symbolic", "numpy_alias") for ev in log.all(kind)[:1]]
     if not evidence:
         return None
     e = ctx.env_facts()
     pin = (e or {}).get("pins", {}).get("numpy")
     if log.has("numpy2", "numpy_abi"):
-        cause = "This TensorFlow was compiled against NumPy 1.x; numpy 2 is installed, and the two cannot load together."
+        cause = ("This TensorFlow was compiled against NumPy 1.x; numpy 2 is installed, and the two cannot load "
+                 "together.")
         default = "numpy<2"
     elif log.has("numpy_symbolic"):
         cause = "TF 2.4 and older break with numpy 1.20 and later (symbolic tensors are no longer converted)."
@@ -21,9 +22,9 @@ def check(log, ctx):
     else:
         cause = "numpy 1.24 removed the np.object/np.bool aliases this TF (or its code) still uses."
         default = "numpy<1.24"
-    spec = "numpy=={}".format(pin) if pin else default
+    spec = f"numpy=={pin}" if pin else default
     fix = 'pip install "{}" in that environment{}; keep the TF version'.format(
-        spec, " (the pin of tfenv's {} lock)".format(ctx.env()) if pin else "")
+        spec, f" (the pin of tfenv's {ctx.env()} lock)" if pin else "")
     if pin and default == "numpy<2":
         fix += ' (any "numpy<2" works too)'
     return Finding(ID, "numpy is too new for this TensorFlow", [ev.line for ev in evidence], cause, fix,

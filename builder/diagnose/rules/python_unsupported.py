@@ -13,8 +13,9 @@ def check(log, ctx):
         return None
     ranges = _ranges(ctx)
     py = " ({})".format("Python " + ctx.python.value) if ctx.python else ""
-    cause = ("pip installs only wheels built for this Python version and a 64-bit interpreter; for this Python{} the "
-             "requested TensorFlow has none.".format(py))
+    cause = (f"pip installs only wheels built for this Python version and a 64-bit interpreter; for this Python{py} "
+             f"the "
+             "requested TensorFlow has none.")
     fix = ("use a 64-bit Python that TF supports ({}) in a venv: e.g. `py -3.8 -m venv .venv` on Windows, pyenv or "
            "python3.X-venv on Linux; check with `python -c \"import struct,sys; print(sys.version, "
            "struct.calcsize('P')*8)\"`".format(ranges or "see tensorflow.org's tested configurations"))
@@ -29,4 +30,4 @@ def _ranges(ctx):
         if ctx.tf and line_of(env["tensorflow"]) != ctx.tf.value:
             continue
         seen.setdefault(line_of(env["tensorflow"]), "{}-{}".format(env["python_min"], env["python_max"]))
-    return ", ".join("TF {} on Python {}".format(k, v) for k, v in sorted(seen.items(), key=lambda kv: vkey(kv[0])))
+    return ", ".join(f"TF {k} on Python {v}" for k, v in sorted(seen.items(), key=lambda kv: vkey(kv[0])))

@@ -12,9 +12,11 @@ def check(log, ctx):
         return None
     gpu = [ev for kind in GPU_KINDS for ev in log.all(kind)[:1]]
     evidence = [ctx.platform.line] + [min(gpu, key=lambda ev: ev.line).line]
-    cause = ("This Linux runs under WSL 1 ({}), a translation layer without GPU access; CUDA and DirectML work only "
-             "in WSL 2.".format(ctx.platform.how))
+    cause = (f"This Linux runs under WSL 1 ({ctx.platform.how}), a translation layer without GPU access; CUDA and "
+             f"DirectML work only "
+             "in WSL 2.")
     fix = ("convert the distribution in Windows PowerShell: `wsl --set-version <distro> 2` (after `wsl --update`; see "
-           "`wsl -l -v`), then `wsl --shutdown`; WSL 2 needs Windows 10 21H2+ or 11 and the NVIDIA Windows driver R495+")
+           "`wsl -l -v`), then `wsl --shutdown`; WSL 2 needs Windows 10 21H2+ or 11 and the NVIDIA Windows driver "
+           "R495+")
     return Finding(ID, "WSL 1 has no GPU support", evidence, cause, fix, tfenv_way(ctx), rank=5,
                    supersedes=("libcuda-missing", "no-gpu-harmless", "no-gpu-visible"))

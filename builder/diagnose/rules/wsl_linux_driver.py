@@ -12,7 +12,8 @@ def check(log, ctx):
     if ctx.platform.value != "wsl2" or not log.has(*SIGNS):
         return None
     evidence = [ev.line for kind in SIGNS for ev in log.all(kind)[:1]]
-    cause = ("In WSL2 the Windows driver provides the GPU (libcuda in /usr/lib/wsl/lib, /dev/dxg); a Linux NVIDIA driver "
+    cause = ("In WSL2 the Windows driver provides the GPU (libcuda in /usr/lib/wsl/lib, /dev/dxg); a Linux NVIDIA "
+             "driver "
              "or the cuda/cuda-drivers meta package installed inside WSL puts its own libcuda first, which finds no "
              "kernel module.")
     fix = ("remove the Linux driver inside WSL: sudo apt-get purge 'nvidia-driver-*' 'cuda-drivers*' "

@@ -12,8 +12,9 @@ def check(log, ctx):
         return None
     arch = log.first("ptxas_arch")
     if arch:
-        cause = ("The ptxas XLA found is from a CUDA that does not know {} (this GPU): it came from an older toolkit "
-                 "first on the path.".format(arch.groups[0]))
+        cause = (f"The ptxas XLA found is from a CUDA that does not know {arch.groups[0]} (this GPU): it came from "
+                 f"an older toolkit "
+                 "first on the path.")
     else:
         cause = ("XLA (jit_compile, and Keras optimizers from TF 2.11) compiles GPU code itself and needs CUDA's "
                  "nvvm/libdevice and ptxas; pip and conda CUDA libraries do not include them, and no CUDA toolkit "

@@ -20,9 +20,10 @@ def check(log, ctx):
     version = ""
     if loaded:
         v = int(loaded.groups[0])
-        version = " {}.{}".format(v // 1000, (v % 1000) // 100)
-    cause = ("cuDNN{} loaded, but its sub-libraries need zlibwapi.dll, which cuDNN 8.3 to 8.8 on Windows do not ship; "
-             "error 126 means a dependency of the named DLL is missing.".format(version))
+        version = f" {v // 1000}.{(v % 1000) // 100}"
+    cause = (f"cuDNN{version} loaded, but its sub-libraries need zlibwapi.dll, which cuDNN 8.3 to 8.8 on Windows do "
+             f"not ship; "
+             "error 126 means a dependency of the named DLL is missing.")
     fix = ("download zlibwapi.dll (x64, from NVIDIA's cuDNN install guide) into the CUDA bin folder or another folder "
            "on PATH; or use cuDNN 8.1 (what TF 2.5-2.10 were built with) or 8.9, which carries zlib itself")
     if vkey(ctx.tf.value) and vkey(ctx.tf.value) <= (2, 10):
