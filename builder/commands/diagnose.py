@@ -16,7 +16,7 @@ from builder.errors import ChecksFailed, TfenvError
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--import", "do_import", is_flag=True, help="Also import TensorFlow once and read its loader log.")
 @click.option("--write-standalone", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write a single-file doctor.py with the matrix facts inlined, and exit.")
+              help="Write the standalone doctor (one file, Python 3.6+, facts inside; --explain LOG too), and exit.")
 @click.option("--write-facts", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write the matrix facts as JSON (doctor-facts.json beside doctor.py), and exit.")
 @click.pass_context
@@ -30,10 +30,12 @@ def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_fa
         m.env(env_name)  # unknown names: one line with the nearest match, exit 2
     facts = facts_from_matrix(m)
     if write_standalone or write_facts:
-        for path, text in ((write_standalone, doctor.standalone_source(facts)),
-                           (write_facts, json.dumps(facts, indent=2, sort_keys=True) + "\n")):
+        from builder.doctor import standalone
+
+        for path, data in ((write_standalone, lambda: standalone.build(facts)),
+                           (write_facts, lambda: (json.dumps(facts, indent=2, sort_keys=True) + "\n").encode())):
             if path:
-                _write(Path(path), text)
+                _write(Path(path), data())
                 click.echo(path)
         return
     try:
@@ -45,9 +47,9 @@ def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_fa
         raise ChecksFailed(f"{len(report.failed)} doctor check(s) failed; the fixes are above")
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, data: bytes) -> None:
     try:
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(data)
     except OSError as exc:
         raise TfenvError(f"cannot write {path}: {exc.strerror}") from None
 
