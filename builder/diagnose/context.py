@@ -6,13 +6,13 @@ Every inferred fact keeps the line it came from, so a report can say why it thin
 
 import re
 
-from builder.diagnose.versions import cuda_of_runtime, dll_name, family, line_of, same_library, vkey
+from builder.diagnose.versions import cuda_of_library, dll_name, family, line_of, same_library, vkey
 
 PLATFORMS = ("windows", "wsl1", "wsl2", "linux")
 _HEX_HOST = re.compile(r"^[0-9a-f]{12}$")
 _CUDA_DIR = re.compile(r"(?:cuda-|CUDA[\\/]v|cudatoolkit-|cuda_)(\d{1,2}\.\d)")
 # dso_loader.cc's failure line moved with each release: which TF lines print which line number.
-_DSO_FAIL_LINE = {"55": ("2.1", "2.2", "2.3"), "58": ("2.3",), "60": ("2.4",),
+_DSO_FAIL_LINE = {"55": ("2.1", "2.2", "2.3"), "58": ("2.3",), "59": ("2.3",), "60": ("2.4",),
                   "64": ("2.5", "2.6", "2.7", "2.8", "2.9")}
 _DSO_FAMILY = {"tensorflow/compiler/xla/stream_executor": ("2.10", "2.11"), "tensorflow/tsl": ("2.12", "2.13", "2.14"),
                "external/local_xla": ("2.15", "2.16"), "external/local_tsl": ("2.15", "2.16")}
@@ -138,11 +138,11 @@ def _container(log):
 
 def _cuda_wanted(log):
     for name, ev in log.failed_libraries():
-        version = cuda_of_runtime(name)
+        version = cuda_of_library(name)
         if version:
             return Fact(version, ev.line, name)
     for ev in log.all("opened"):
-        version = cuda_of_runtime(ev.groups[0])
+        version = cuda_of_library(ev.groups[0])
         if version:
             return Fact(version, ev.line, ev.groups[0])
     return Fact("")

@@ -79,6 +79,7 @@ PATTERNS = [
     ("native_runtime", _p(r"Failed to load the native TensorFlow runtime")),
     ("opened", _p(r"[Ss]uccessfully opened (?:dynamic|CUDA) library ([\w.+-]{1,100})", 'uccessfully opened')),
     ("cannot_dlopen", _p(r"Cannot dlopen some GPU libraries")),
+    ("trt_missing", _p(r"(Could not find TensorRT|Cannot dlopen some TensorRT libraries)", "TensorRT")),
     ("skipping", _p(r"Skipping registering GPU devices")),
     ("cudart_stub", _p(r"Ignore above cudart dlerror")),
     # the driver
@@ -135,7 +136,8 @@ PATTERNS = [
     ("dnn_impl", _p(r"Fail(?:ed)? to find the dnn implementation", 'to find the dnn')),
     # XLA
     ("libdevice", _p(r"(libdevice not found at [^\n]{0,200}|Can't find libdevice directory[^\n]{0,200}|"
-                     r"[Cc]ould not find libdevice[^\n]{0,200}|libdevice\.10\.bc[^\n]{0,120})", 'libdevice')),
+                     r"[Cc]ould not find libdevice[^\n]{0,200}|Unable to find libdevice[^\n]{0,200}|"
+                     r"libdevice\.10\.bc[^\n]{0,120})", 'libdevice')),
     ("ptxas", _p(r"((?:Couldn't|Can't|Could not|Failed to) (?:invoke|find|get) ptxas[^\n]{0,200}|"
                  r"ptxas (?:exited|returned|fatal)[^\n]{0,200}|ptxas[^\n]{0,20} not found[^\n]{0,100})", 'ptxas')),
     ("ptxas_arch", _p(r"Value '(sm_\d{2,3})' is not defined for option 'gpu-name'",

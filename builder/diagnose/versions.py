@@ -74,6 +74,25 @@ def cuda_of_runtime(name):
     return "{}.{}".format(major, minor or "0")
 
 
+def cuda_of_library(name):
+    """The CUDA release a library name pins down: every cudart name, and the other CUDA libraries of CUDA <= 10.0,
+    which carried the toolkit version (libcublas.so.10.0, cufft64_100.dll, libcusolver.so.9.0). Names like
+    libcublas.so.10 or cufft64_10.dll fit several releases: ''."""
+    if family(name) == "cudart":
+        return cuda_of_runtime(name)
+    if family(name) not in _CUDA_FAMILIES:
+        return ""
+    suffix = version_suffix(name)
+    if "." in suffix and len(vkey(suffix)) == 2 and vkey(suffix) <= (10, 0):
+        return "{}.{}".format(*vkey(suffix))
+    if suffix.isdigit() and len(suffix) >= 2 and suffix.endswith("0") and int(suffix) <= 100:
+        return "{}.0".format(suffix[:-1])
+    return ""
+
+
+_CUDA_FAMILIES = ("cublas", "cufft", "curand", "cusolver", "cusparse", "nvrtc")
+
+
 def same_library(a, b):
     """One library spelt two ways (libcudnn.so.8 and cudnn64_8.dll)."""
     return a.lower() == b.lower() or dll_name(a).lower() == b.lower() or dll_name(b).lower() == a.lower()

@@ -26,8 +26,8 @@ def tfenv_way(ctx, windows=False):
         if ctx.tf and vkey(ctx.tf.value) > vkey(LAST_WINDOWS_GPU_TF):
             return (f"`tfenv wsl {env}` sets up the environment in WSL2 (TF {ctx.tf.value} has no native Windows GPU "
                     f"build){pick}{doctor}")
-        return ("`tfenv windows {0}` writes a PowerShell setup with the DLLs TF {1} loads, or `tfenv wsl {0}` "
-                "for WSL2{2}{3}".format(env, ctx.tf.value or "of that environment", pick, doctor))
+        return ("`tfenv windows {0}` writes a PowerShell setup with the DLLs {1} loads, or `tfenv wsl {0}` "
+                "for WSL2{2}{3}".format(env, "TF " + ctx.tf.value if ctx.tf else "its TF", pick, doctor))
     if ctx.wsl:
         return f"`tfenv wsl {env}` writes the WSL2 setup with the right CUDA and cuDNN{pick}{doctor}"
     return (f"`tfenv run {env} -- python your_script.py` runs it in an image with the matching CUDA and cuDNN (the "

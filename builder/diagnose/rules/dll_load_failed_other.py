@@ -7,8 +7,9 @@ ID = "dll-load-failed-other"
 
 
 def check(log, ctx):
-    evidence = log.all("dll_load_failed")[:1] + log.all("native_runtime")[:1] + log.all("win32_app")[:1]
-    if not log.has("dll_load_failed", "win32_app") or (ctx.platform.value not in ("windows", "")):
+    evidence = [ev for kind in ("dll_load_failed", "win_error_126", "native_runtime", "win32_app")
+                for ev in log.all(kind)[:1]]
+    if not log.has("dll_load_failed", "win32_app", "win_error_126") or ctx.platform.value not in ("windows", ""):
         return None
     if log.has("win32_app"):
         cause = "Python and TensorFlow's DLLs differ in bitness: TF needs a 64-bit Python."

@@ -8,7 +8,9 @@ ID = "driver-too-old"
 
 
 def check(log, ctx):
-    evidence = log.all("insufficient_driver")[:2]
+    # PTX newer than the driver's JIT knows is the same story: the driver is older than the toolkit.
+    evidence = log.all("insufficient_driver")[:2] + [
+        ev for ev in log.all("cuda_error") if ev.groups[0] == "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"][:1]
     mismatch = log.first("kernel_dso_mismatch")
     compat = bool(ctx.container) and mismatch and vkey(mismatch.groups[1]) > vkey(mismatch.groups[0])
     if compat:

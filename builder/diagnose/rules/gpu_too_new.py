@@ -6,7 +6,7 @@ from builder.diagnose.versions import vkey
 
 ID = "gpu-too-new"
 ERRORS = ("CUDA_ERROR_NO_BINARY_FOR_GPU", "cudaErrorNoKernelImageForDevice", "CUDA_ERROR_INVALID_PTX",
-          "CUDA_ERROR_UNSUPPORTED_PTX_VERSION")
+          "CUDA_ERROR_INVALID_IMAGE")
 
 
 def check(log, ctx):

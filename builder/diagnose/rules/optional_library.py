@@ -8,6 +8,7 @@ ID = "optional-library"
 
 def check(log, ctx):
     found = [(n, ev) for n, ev in log.failed_libraries() if family(n) in ("nvinfer", "nvinfer_plugin", "cupti")]
+    found += [("TensorRT", ev) for ev in log.all("trt_missing")[:1]]
     if not found:
         return None
     names = [n for n, _ in found]
