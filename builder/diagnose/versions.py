@@ -86,7 +86,7 @@ def cuda_of_library(name):
     if "." in suffix and len(vkey(suffix)) == 2 and vkey(suffix) <= (10, 0):
         return "{}.{}".format(*vkey(suffix))
     if suffix.isdigit() and len(suffix) >= 2 and suffix.endswith("0") and int(suffix) <= 100:
-        return "{}.0".format(suffix[:-1])
+        return f"{suffix[:-1]}.0"
     return ""
 
 
