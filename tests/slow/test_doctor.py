@@ -7,10 +7,6 @@ import subprocess
 import sys
 import uuid
 
-import pytest
-
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
-
 
 def test_standalone_doctor_inside_the_tf29_image(docker_client, tf29_image, tmp_path):
     standalone = tmp_path / "doctor.py"

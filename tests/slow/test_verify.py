@@ -18,7 +18,6 @@ import pytest
 from builder import dockerhost, matrix, verify
 
 TFENV = [sys.executable, "-m", "builder.cli"]
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
 GPU_TITLES = ("nvidia-smi works in the container", "cudaGetDeviceCount through ctypes is at least 1",
               "tf.config.list_physical_devices('GPU') is not empty",
               "with a GPU, TF logs no `Could not load dynamic library` at all",

@@ -14,15 +14,16 @@ import sys
 import textwrap
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
 from docker.errors import ImageNotFound
 
 from builder import dockerhost, images, progress
+from tests.conftest import BASE_IMAGE
 
-pytestmark = pytest.mark.docker
-BASE = os.environ.get("TFENV_TEST_BASE_IMAGE", "tfenv/debian:bullseye")
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BASE = BASE_IMAGE
+ROOT = str(Path(__file__).resolve().parents[2])
 
 
 @pytest.fixture

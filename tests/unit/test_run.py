@@ -12,7 +12,7 @@ import pytest
 
 from builder import jupyter, run
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def tfenv(*args, cwd=None, env=None):

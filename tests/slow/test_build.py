@@ -11,13 +11,13 @@ import shutil
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 
 import pytest
 
 from builder import tags
 
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def run_in(client, ref, command, label):

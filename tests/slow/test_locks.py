@@ -14,10 +14,9 @@ import uuid
 import pytest
 
 from builder import lock, matrix
+from tests.conftest import BASE_IMAGE
 
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
-
-BASE = os.environ.get("TFENV_TEST_BASE_IMAGE", "tfenv/debian:bullseye")
+BASE = BASE_IMAGE
 HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
 CA_IN_CONTAINER = "/tmp/host-ca.crt"  # not at the same path: the ca-certificates package rewrites that file
 M = matrix.load()

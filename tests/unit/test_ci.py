@@ -13,7 +13,7 @@ from builder import matrix as matrix_mod
 from builder import render, tags
 from builder.cli import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MATRIX = matrix_mod.load(ROOT / "matrix.yaml")
 PAIRS = [(t.env.name, t.os.name) for t in MATRIX.targets()]
 REPO = MATRIX.image.repo

@@ -11,7 +11,6 @@ import pytest
 from builder import dockerhost
 
 TFENV = [sys.executable, "-m", "builder.cli"]
-pytestmark = pytest.mark.docker
 
 
 @pytest.fixture

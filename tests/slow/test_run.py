@@ -24,8 +24,6 @@ import pytest
 
 from builder import dockerhost
 
-pytestmark = [pytest.mark.docker]
-
 ROOT = Path(__file__).resolve().parents[2]
 URL = re.compile(r"^http://127\.0\.0\.1:(\d+)/lab\?token=([\w-]+)$")
 

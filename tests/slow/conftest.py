@@ -1,15 +1,16 @@
-"""The shared image for integration tests: tf29 on debian11, both stages, built once per session.
+"""The shared image for the slow tests: tf29 on debian11, both stages, built once per session.
 
 Contract (other test modules rely on it): the session fixture `tf29_image` yields an object with
 .repo, .refs (tensorflow stage: content tag first, alias second), .jupyter_refs and .target (tf29/debian11).
 
 - TFENV_TEST_REUSE_REPO=REPO: when REPO:tf29-debian11 and REPO:tf29-debian11-jupyter exist, use them and
   never delete them (development mode).
-- Otherwise build through builder.images into tfenv-ci/tensorflow on tfenv/debian:bullseye
+- Otherwise build through builder.images into tfenv-ci/tensorflow on the debian11 base (base.TAGS)
   (TFENV_TEST_BASE_IMAGE overrides), trusting /etc/ssl/certs/ca-certificates.crt when it exists, and
   remove the tags it created at the end of the session.
 
-Tests marked `docker` fail when no daemon answers in CI (CI=true) and are skipped elsewhere, with the reason.
+Like every test under tests/docker and tests/slow, these fail when no daemon answers in CI (CI=true) and
+are skipped elsewhere, with the reason (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import pytest
 
 from builder import dockerhost, images, matrix, progress, tags
 from builder.matrix import Target
+from tests.conftest import BASE_IMAGE
 
 CI_REPO = "tfenv-ci/tensorflow"
-DEFAULT_BASE = "tfenv/debian:bullseye"
 HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
 
 
@@ -35,12 +36,6 @@ class BuiltImage:
     jupyter_refs: list[str]
     target: Target
     created: list[str] = field(default_factory=list)  # refs this session made and must remove
-
-
-@pytest.fixture(autouse=True)
-def _docker_marked_tests_need_a_daemon(request):
-    if request.node.get_closest_marker("docker"):
-        request.getfixturevalue("docker_client")
 
 
 def _existing(c, refs) -> bool:
@@ -60,7 +55,7 @@ def tf29_image(docker_client):
     options = images.BuildOptions(
         repo=CI_REPO,
         jupyter=True,
-        base_image=os.environ.get("TFENV_TEST_BASE_IMAGE", DEFAULT_BASE),
+        base_image=BASE_IMAGE,
         ca_cert=HOST_CA if os.path.isfile(HOST_CA) else None,
         pull=False,
     )

@@ -17,11 +17,10 @@ from pathlib import Path
 import pytest
 
 from builder import dockerhost, run
+from tests.conftest import BASE_IMAGE
 
-pytestmark = pytest.mark.docker
-
-ROOT = Path(__file__).resolve().parent.parent
-BASE = os.environ.get("TFENV_TEST_BASE_IMAGE", "tfenv/debian:bullseye")
+ROOT = Path(__file__).resolve().parents[2]
+BASE = BASE_IMAGE
 
 
 @pytest.fixture

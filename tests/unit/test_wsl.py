@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from builder import generated, lock, matrix, wsl
 from builder.cli import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SCRIPTS = sorted((ROOT / "wsl").glob("*/install.sh"))
 POWERSHELL = sorted((ROOT / "wsl").glob("*/setup.ps1"))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "wsl" / "tf29" / "install.sh"
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 CA_IN_BOX = "/tfenv-ca/ca-certificates.crt"  # not the box's own path: its ca-certificates package rewrites that
@@ -32,7 +32,6 @@ SIMULATE_WSL2 = (
     " && echo 'placeholder, not a driver' > /sim/usr/lib/wsl/lib/libcuda.so.1"
 )
 
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fakes import hosts
 
 from builder import doctor, matrix
 from builder.facts import facts_from_matrix
+from tests.fakes import hosts
 
 
 @pytest.fixture(scope="module")

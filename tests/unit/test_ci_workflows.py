@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from builder.cli import COMMANDS, cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
 FILES = {name: WORKFLOWS / f"{name}.yml" for name in ("ci", "images")}
 ACTIONLINT_CONFIG = ROOT / ".github" / "actionlint.yaml"
