@@ -104,9 +104,15 @@ def _platform(log):
         ev = log.first(kind)
         if ev:
             return Fact("wsl2", ev.line, "WSL2 kernel" if kind == "kernel_wsl2" else "WSL2 path")
+    ev = log.first("wsl_list")
+    if ev:
+        return Fact("wsl" + ev.groups[0], ev.line, "`wsl -l -v` says version " + ev.groups[0])
     ev = log.first("wsl_word")
     if ev and "1" not in ev.groups[0]:
         return Fact("wsl2", ev.line, ev.groups[0])
+    ev = log.first("wsl_hint")
+    if ev and (log.has("so_name", "smi_no_driver", "nvml_failed", "linux_driver_pkg") or not log.has("dll_name")):
+        return Fact("wsl2", ev.line, f"a WSL path or host name ({ev.groups[0]}); WSL 2 assumed")
     win = [ev for kind in ("dll_load_failed", "win_error_126", "store_python", "dll_name", "win_path")
            for ev in log.all(kind)[:20]]
     lin = log.all("so_name")[:20]

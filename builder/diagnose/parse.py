@@ -82,6 +82,8 @@ PATTERNS = [
     ("trt_missing", _p(r"(Could not find TensorRT|Cannot dlopen some TensorRT libraries)", "TensorRT")),
     ("skipping", _p(r"Skipping registering GPU devices")),
     ("cudart_stub", _p(r"Ignore above cudart dlerror")),
+    # TF 2.14+ says this instead of naming libcuda.so.1 when no driver is installed
+    ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
     # the driver
     ("cuinit", _p(r"failed call to cuInit:\s*([^\n]{0,300})")),
     ("no_driver_running", _p(r"kernel driver does not appear to be running on this host \(([^)\n]{0,100})\)"
@@ -93,6 +95,8 @@ PATTERNS = [
     ("kernel_dso_mismatch", _p(r"kernel version ([\d.]{1,20}) does not match DSO version ([\d.]{1,20})")),
     ("nvrm", _p(r"NVRM version: NVIDIA UNIX \S+ Kernel Module\s+([\d.]{1,20})")),
     ("nvml_mismatch", _p(r"Driver/library version mismatch")),
+    ("nvrm_api_mismatch", _p(r"API mismatch: the client has the version ([\d.]{1,20}), but\s+(?:NVRM:\s+)?"
+                             r"this kernel module has the version ([\d.]{1,20})", "API mismatch", span=True)),
     ("nvml_failed", _p(r"Failed to initialize NVML:\s*([^\n]{0,200})")),
     ("smi_no_driver", _p(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")),
     ("smi_header", _p(r"Driver Version:\s*([\d.]{1,20})(?:\s+CUDA Version:\s*([\d.]{1,10}))?", 'Driver Version:')),
@@ -162,6 +166,7 @@ PATTERNS = [
     ("not_supported_wheel", _p(r"(tensorflow[\w.-]{0,80}\.whl) is not a supported wheel", 'is not a supported wheel')),
     # the CPU
     ("illegal_instruction", _p(r"Illegal instruction")),
+    ("illegal_instruction", _p(r"(0xC000001D|-1073741795)", "0xC000001D", "0xc000001d", "-1073741795")),
     ("avx_missing", _p(r"compiled to use AVX instructions, but these aren't available")),
     ("dll_init_failed", _p(r"(?:DLL\)|dynamic link library) initialization routine failed",
                            'initialization routine failed')),
@@ -178,6 +183,12 @@ PATTERNS = [
     ("kernel_wsl1", _p(r"(\d+\.\d+\.\d+-\d+-Microsoft)", '-Microsoft')),
     ("kernel_wsl2", _p(r"([\d.]+-microsoft-standard[\w-]*)", '-microsoft-standard')),
     ("wsl_lib", _p(r"/usr/lib/wsl/(?:lib|drivers)")),
+    # `wsl -l -v`: "* Ubuntu-20.04    Running    1" (the last column is the WSL version)
+    ("wsl_list", _p(r"(?m)^\s*\*?\s*[\w.-]{1,60}\s+(?:Running|Stopped|Installing|Converting)\s+([12])\s*$",
+                    "Running", "Stopped")),
+    # Inside WSL: Windows drives under /mnt, or Windows' default host names in the prompt
+    ("wsl_hint", _p(r"(/mnt/[c-h]/(?:Users|Program Files|Windows)|@(?:DESKTOP|LAPTOP)-[A-Z0-9]{6,8}\b)",
+                    "/mnt/", "@DESKTOP-", "@LAPTOP-")),
     ("wsl_word", _p(r"(WSL ?2|WSL ?1|\bwsl\.exe|Windows Subsystem for Linux)",
                     'WSL', 'wsl.exe', 'Windows Subsystem for Linux')),
     ("dev_dxg", _p(r"/dev/dxg")),

@@ -4,7 +4,9 @@ from builder.diagnose.versions import family, vkey
 
 
 def libcuda_failures(log):
-    return [(n, ev) for n, ev in log.failed_libraries() if family(n) == "cuda"]
+    """libcuda.so.1 / nvcuda.dll failures, and TF 2.14+'s "Could not find cuda drivers" (which names none)."""
+    found = [(n, ev) for n, ev in log.failed_libraries() if family(n) == "cuda"]
+    return found or [("libcuda.so.1", ev) for ev in log.all("no_cuda_drivers")[:1]]
 
 
 def libcuda_loaded(log):

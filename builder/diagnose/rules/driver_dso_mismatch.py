@@ -8,7 +8,8 @@ ID = "driver-dso-mismatch"
 
 
 def check(log, ctx):
-    evidence = log.all("kernel_dso_mismatch")[:1] + log.all("nvml_mismatch")[:1] + log.all("system_driver_mismatch")[:1]
+    evidence = [ev for kind in ("kernel_dso_mismatch", "nvml_mismatch", "system_driver_mismatch", "nvrm_api_mismatch")
+                for ev in log.all(kind)[:1]]
     lib, kernel = log.first("libcuda_version"), log.first("kernel_version") or log.first("nvrm")
     if lib and kernel and vkey(lib.groups[0]) and vkey(kernel.groups[0]) and \
             vkey(lib.groups[0])[:2] != vkey(kernel.groups[0])[:2]:

@@ -15,6 +15,9 @@ def check(log, ctx):
     compat = bool(ctx.container) and mismatch and vkey(mismatch.groups[1]) > vkey(mismatch.groups[0])
     if compat:
         evidence = evidence + [mismatch] + log.all("libcuda_version")[:1] + log.all("kernel_version")[:1]
+    elif ctx.container and log.has("compat_not_supported"):  # error 804: the image's compat libcuda, refused
+        compat = True
+        evidence = evidence + log.all("compat_not_supported")[:1]
     minimum, table = _minimum(ctx)
     old = ctx.driver and minimum and vkey(ctx.driver.value) < vkey(minimum)
     if old and ctx.driver.how == "nvidia-smi":
@@ -26,9 +29,8 @@ def check(log, ctx):
         " " + ctx.driver.value if ctx.driver else "", cuda or "runtime")
     cause += f" ({table} minimum {minimum})." if minimum else "."
     if compat:
-        cause += (f" The container carries CUDA's forward-compatibility libcuda ({mismatch.groups[1]}), which works "
-                  f"only on data-center "
-                  f"GPUs; the host's kernel driver is {mismatch.groups[0]}.")
+        cause += " The container carries CUDA's forward-compatibility libcuda, which works only on data-center GPUs"
+        cause += (f" (libcuda {mismatch.groups[1]}, host kernel driver {mismatch.groups[0]})." if mismatch else ".")
     where = "on the host (the container uses the host's driver)" if ctx.container else ""
     if ctx.windows or ctx.wsl:
         fix = "install a current NVIDIA driver on Windows (WSL2 uses the Windows driver){}".format(

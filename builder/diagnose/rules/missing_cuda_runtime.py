@@ -16,7 +16,7 @@ def missing(log):
 def check(log, ctx):
     found = missing(log)
     if not found:
-        return None
+        return _unnamed(log, ctx)
     names = [n for n, _ in found]
     cuda = cuda_for_tf(ctx)
     tf = f"TF {ctx.tf.value}" if ctx.tf else "This TensorFlow"
@@ -62,3 +62,21 @@ def _linux_fix(found, ctx, cuda):
     if ctx.container:
         fix += f"; in a container, build the image on one that has CUDA {release} and cuDNN"
     return fix
+
+
+def _unnamed(log, ctx):
+    """TF 2.12+ says "Cannot dlopen some GPU libraries" without naming them at the default log level."""
+    ev = log.first("cannot_dlopen")
+    if not ev or log.failed_libraries():
+        return None
+    cause = ("TF found the GPU but could not load some of its CUDA or cuDNN libraries; from TF 2.12 it no longer names "
+             "them unless asked (TF_CPP_MAX_VLOG_LEVEL=3 or TF_CPP_MIN_LOG_LEVEL=0 shows the names).")
+    if ctx.windows:
+        fix = ("native Windows GPU support ends with TF 2.10: for TF 2.5-2.10 " + windows_cuda_install("11.2", []) +
+               "; cuDNN 8.1's bin folder goes on PATH too")
+    else:
+        fix = ("for TF 2.14 and later: pip install 'tensorflow[and-cuda]' (the CUDA and cuDNN wheels it was built "
+               "with); older TF: install the CUDA and cuDNN of TF's tested configuration and put their lib folder on "
+               "LD_LIBRARY_PATH")
+    return Finding(ID, "TensorFlow cannot load some CUDA libraries (unnamed)", [ev.line], cause, fix, tfenv_way(ctx),
+                   rank=32)
