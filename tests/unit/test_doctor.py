@@ -110,6 +110,19 @@ def test_windows_with_only_cudart64_102(tmp_path, facts):
     assert checks["docker"].status == "warn"  # no docker CLI on this fake PATH
 
 
+def test_windows_dlls_in_a_venvs_nvidia_wheels_are_found_beside_path(tmp_path, facts):
+    """NVIDIA's win_amd64 wheels put their DLLs in site-packages\\nvidia\\<pkg>\\bin: doctor finds them there and
+    says to put that folder on PATH (what tfenv's venv hook does), not that they are missing."""
+    host = hosts.windows_cudart102_host(tmp_path)
+    site = tmp_path / "venv" / "Lib" / "site-packages"
+    hosts.tree(tmp_path, [str((site / "nvidia" / "cudnn" / "bin" / "cudnn64_8.dll").relative_to(tmp_path))])
+    host.site_dirs = [str(site)]
+    checks = by_id(doctor.diagnose(facts, host, "tf29"))
+    cudnn = checks["lib:cudnn64_8.dll"]
+    assert cudnn.status == "fail" and cudnn.message.startswith("cudnn64_8.dll is in ")
+    assert cudnn.fix == f"set PATH={site / 'nvidia' / 'cudnn' / 'bin'};%PATH%"
+
+
 def test_wsl2_with_a_linux_driver_installed_inside(tmp_path, facts):
     report = doctor.diagnose(facts, hosts.wsl_host(tmp_path, linux_driver=True), "tf29")
     checks = by_id(report)
