@@ -6,6 +6,7 @@ import codecs
 import os
 
 SNIFF = 65536
+MAX_BYTES = 512 * 1024 * 1024  # a log larger than this is read up to here
 
 
 class Unreadable(Exception):
@@ -21,22 +22,30 @@ def read_path(path, stdin=None):
 
             stream = getattr(sys.stdin, "buffer", sys.stdin)
         try:
-            data = stream.read()
+            return _read(stream, "stdin")
         except (OSError, ValueError) as exc:
             raise Unreadable(f"cannot read stdin: {exc}") from None
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogateescape")
-        return decode(data, "stdin")
     if os.path.isdir(path):
         raise Unreadable(f"{path} is a directory, not a log file")
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            return _read(f, path)
     except FileNotFoundError:
         raise Unreadable(f"{path}: no such file") from None
     except OSError as exc:
         raise Unreadable(f"cannot read {path}: {exc.strerror or exc}") from None
-    return decode(data, path)
+
+
+def _read(stream, name):
+    """Sniff the first block before reading on (/dev/zero and binaries stop there), and read at most MAX_BYTES."""
+    head = stream.read(SNIFF)
+    if isinstance(head, str):
+        head = head.encode("utf-8", "surrogateescape")
+    decode(head, name)  # raises Unreadable for a binary
+    rest = stream.read(MAX_BYTES - len(head)) if len(head) == SNIFF else b""
+    if isinstance(rest, str):
+        rest = rest.encode("utf-8", "surrogateescape")
+    return decode(head + rest, name)
 
 
 def decode(data, name="input"):

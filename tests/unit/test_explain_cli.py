@@ -112,6 +112,12 @@ def test_binary_input_is_one_line_exit_2(tmp_path, content, why):
     assert result.returncode == 2 and why in result.err and len(result.err.strip().splitlines()) == 1
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
+def test_endless_device_stops_at_the_first_block():
+    result = tfenv("/dev/zero")
+    assert result.returncode == 2 and "looks binary" in result.err
+
+
 def test_empty_directory_and_missing_file(tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
