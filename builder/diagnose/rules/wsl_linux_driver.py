@@ -5,7 +5,7 @@ from builder.diagnose.rules._common import tfenv_way
 
 ID = "wsl-linux-driver"
 SIGNS = ("linux_driver_pkg", "smi_no_driver", "nvml_mismatch", "kernel_dso_mismatch", "nvml_failed",
-         "no_driver_running", "system_driver_mismatch")
+         "no_driver_running", "system_driver_mismatch", "gpu_access_blocked")
 
 
 def check(log, ctx):
