@@ -30,7 +30,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except DoctorError as exc:
         print(f"doctor: error: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.write(format_json(report) if args.json else format_text(report, facts))
+    _write(format_json(report) if args.json else format_text(report, facts))
     return 1 if report.failed else 0
 
 
