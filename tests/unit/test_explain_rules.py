@@ -151,6 +151,17 @@ def test_harmless_findings_come_last(facts):
     assert [f.id for f in diagnose.explain(log, facts).findings] == ["missing-cudnn", "optional-library"]
 
 
+def test_no_driver_at_all_explains_the_missing_runtime_too(facts):
+    """A machine without the NVIDIA driver (libcuda.so.1 missing, cuInit 303) also misses CUDA: harmless first."""
+    log = (fail("libcudart.so.11.0") + "\nI tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart "
+           "dlerror if you do not have a GPU set up on your machine.\n" + fail("libcuda.so.1") +
+           "\nW tensorflow/stream_executor/cuda/cuda_driver.cc:326] failed call to cuInit: UNKNOWN ERROR (303)")
+    assert [f.id for f in diagnose.explain(log, facts).findings] == ["no-gpu-harmless", "missing-cuda-runtime"]
+    # The same in WSL2, where the GPU comes from the Windows driver: nothing harmless about it.
+    wsl = "Linux PC 5.10.16.3-microsoft-standard-WSL2 #1 SMP\n"
+    assert [f.id for f in diagnose.explain(wsl + log, facts).findings] == ["missing-cuda-runtime", "libcuda-missing"]
+
+
 def test_overrides_win_over_inference(facts):
     log = fail("libcudnn.so.8")
     result = diagnose.explain(log, facts, platform="windows", tf="2.4.1", cuda="11.0")

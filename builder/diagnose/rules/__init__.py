@@ -1,7 +1,8 @@
 """The rule registry: one module per rule, each with ID and check(log, ctx) -> Finding or None.
 
-Order does not matter here: findings are sorted by rank (root causes first), and a finding drops the ones it
-supersedes (a container's compat libcuda explains the "no device" that follows it).
+Order does not matter here: findings are sorted by rank (root causes first; harmless notes rank last unless
+they explain the rest), and a finding drops the ones it supersedes (a container's compat libcuda explains the
+"no device" that follows it).
 """
 
 from builder.diagnose.rules import (
@@ -44,6 +45,6 @@ IDS = [rule.ID for rule in RULES]
 def run(log, ctx):
     """Every finding, root cause first, without the ones a finding above explains."""
     findings = [f for f in (rule.check(log, ctx) for rule in RULES) if f is not None]
-    findings.sort(key=lambda f: (f.harmless, f.rank))
+    findings.sort(key=lambda f: f.rank)
     dropped = {s for f in findings for s in f.supersedes}
     return [f for f in findings if f.id not in dropped]

@@ -36,6 +36,10 @@ def check(log, ctx):
         gpu = "to use a GPU, install the NVIDIA driver (nvidia-smi must work)"
     fix = ("nothing to fix if you meant to run on the CPU: silence it with TF_CPP_MIN_LOG_LEVEL=2, or install "
            f"tensorflow-cpu; {gpu}")
+    # No driver at all (libcuda missing): the CUDA libraries TF also misses are a consequence, not the cause.
+    rank = 31 if failed and missing_cuda_runtime.missing(log) else 90
+    if rank == 31:
+        fix += " (then the CUDA and cuDNN libraries TF names above)"
     return Finding(ID, "No NVIDIA GPU here: TensorFlow runs on the CPU (harmless)", evidence, cause, fix,
-                   "`tfenv doctor` tells whether this machine has a usable GPU", harmless=True, rank=90,
+                   "`tfenv doctor` tells whether this machine has a usable GPU", harmless=True, rank=rank,
                    supersedes=supersedes)
