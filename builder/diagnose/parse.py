@@ -124,6 +124,8 @@ PATTERNS = [
     ("gpu_none", _p(r"(GPU is NOT AVAILABLE|GPU (?:is )?not available|Num GPUs Available:?\s*0\b|"
                     r"No GPU (?:found|detected))",
                     'GPU is NOT', 'GPU not available', 'GPU is not available', 'GPUs Available', 'No GPU ')),
+    ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*\n(?:>>> )?\[\]", "list_physical_devices(",
+                    span=True)),
     ("ci", _p(r"(/opt/hostedtoolcache|##\[error\]|/home/runner/work/|/home/travis/)", *_CI)),
     ("gpus_available", _p(r"Num GPUs Available:?\s*(\d+)", 'GPUs Available')),
     # cuDNN
@@ -196,7 +198,11 @@ PATTERNS = [
     ("python_banner", _p(r"Python (3\.\d{1,2})\.\d{1,2}[ \n]", 'Python 3.')),
     ("tf_version", _p(r"(?:tensorflow|TensorFlow|Tensor Flow)(?:[-_]gpu|[-_]cpu|[-_]intel)?" + _TF_VERSION,
                       *_TF_NEEDLES)),
-    ("tf_version", _p(r"tf\.__version__[^\n]{0,10}?\n?[^\n]{0,10}?'(\d\.\d{1,2}\.\d{1,2})'", "__version__", span=True)),
+    ("tf_version", _p(r"tf\.__version__[^\n]{0,10}?\n?[^\n]{0,10}?'?(\d\.\d{1,2}\.\d{1,2})\b", "__version__",
+                      span=True)),
+    # `pip show tensorflow`: "Name: tensorflow" then "Version: 2.12.0"
+    ("tf_version", _p(r"Name: tensorflow[\w-]{0,12}\s*\n[^\n]{0,8}Version: (\d\.\d{1,2}(?:\.\d{1,2})?)\b",
+                      span=True)),
     ("tf_intel", _p(r"tensorflow[-_]intel", 'tensorflow-intel', 'tensorflow_intel')),
     ("tf_core", _p(r"tensorflow_core[/\\]")),
     ("dso_loader", _p(r"(tensorflow/stream_executor|tensorflow/compiler/xla/stream_executor|tensorflow/tsl|"

@@ -228,3 +228,20 @@ def test_import_check_reports_tensorflow_missing(tmp_path):
     (check,) = doctor.check_import(host)
     assert check.status == "fail" and check.message == (
         "import tensorflow failed: ModuleNotFoundError: No module named 'tensorflow'")
+
+
+def test_import_check_reads_tfs_log_with_the_explain_core(tmp_path, facts):
+    """A FAKE runner stands in for the interpreter: it prints what TF 2.9 prints on a host without CUDA 11."""
+    def runner(args, env, timeout):
+        assert args[1:3] == ["-c", doctor.tfimport.IMPORT_CODE] and env["TF_CPP_MIN_LOG_LEVEL"] == "0"
+        return doctor.Run(0, "TFENV_TF=2.9.3\nTFENV_GPUS=0\n", TF_LOG)
+
+    host = hosts.linux_host(tmp_path)
+    host.runner = runner
+    checks = doctor.check_import(host, facts)
+    ids = [c.id for c in checks]
+    assert ids[:3] == ["import:lib", "import:lib", "import:lib"] and ids[-1] == "import"
+    explained = {c.id: c for c in checks if c.id.startswith("explain:")}
+    assert explained["explain:missing-cuda-runtime"].status == "fail"
+    assert "cudart" in explained["explain:missing-cuda-runtime"].message
+    assert checks[-1].message == "TensorFlow 2.9.3 sees no GPU; cuInit: UNKNOWN ERROR (303)"
