@@ -28,7 +28,7 @@ _QUOTES = (("\u2018", "'"), ("\u2019", "'"), ("\u201a", "'"), ("\u201b", "'"), (
            ("&quot;", '"'), ("&#39;", "'"), ("&#x27;", "'"), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"), ("\x00", ""))
 _FANCY = re.compile("[\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00a0\u2011\x00]|&(?:quot|#39|#x27|lt|gt|amp);")
 # A paste's own prefixes, removed from quoted lines only: Markdown quotes, compose service names, pytest's E.
-_PREFIX = re.compile(r"^(?:\s*>)+\s?|^[\w.-]+\s+\|\s|^E\s{3}|^\s*`+|`+\s*$")
+_PREFIX = re.compile(r"^(?:\s*>+\s?|\s*`+|[\w.-]{1,60}\s+\|\s|E\s{3})+|`+\s*$")
 
 
 class Event(NamedTuple):

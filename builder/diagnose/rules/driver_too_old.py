@@ -19,14 +19,16 @@ def check(log, ctx):
         compat = True
         evidence = evidence + log.all("compat_not_supported")[:1]
     minimum, table = _minimum(ctx)
+    if compat and mismatch and not minimum:  # the image's compat libcuda is the driver its CUDA was built for
+        minimum, table = mismatch.groups[1], "the image's libcuda,"
     old = ctx.driver and minimum and vkey(ctx.driver.value) < vkey(minimum)
     if old and ctx.driver.how == "nvidia-smi":
         evidence = evidence + [log.first("smi_header")]
     if not evidence:
         return None
     cuda = cuda_for_tf(ctx)
-    cause = "The NVIDIA driver{} is older than CUDA {} needs".format(
-        " " + ctx.driver.value if ctx.driver else "", cuda or "runtime")
+    cause = "The NVIDIA driver{} is older than {} needs".format(
+        " " + ctx.driver.value if ctx.driver else "", "CUDA " + cuda if cuda else "this CUDA runtime")
     cause += f" ({table} minimum {minimum})." if minimum else "."
     if compat:
         cause += " The container carries CUDA's forward-compatibility libcuda, which works only on data-center GPUs"
@@ -39,7 +41,7 @@ def check(log, ctx):
         fix = "update the NVIDIA driver {}to {} (e.g. your distribution's nvidia-driver package), then reboot".format(
             where + " " if where else "", ">= " + minimum if minimum else "the version this CUDA needs")
     fix += "; nvidia-smi's header shows the newest CUDA a driver supports"
-    return Finding(ID, "The NVIDIA driver is too old for CUDA {}".format(cuda or "runtime"),
+    return Finding(ID, "The NVIDIA driver is too old for {}".format("CUDA " + cuda if cuda else "this CUDA runtime"),
                    [ev.line for ev in evidence if ev], cause, fix,
                    tfenv_way(ctx) + " (or pick an environment whose CUDA this driver runs: `tfenv doctor` says which)",
                    rank=24, supersedes=("driver-dso-mismatch", "no-gpu-visible"))
