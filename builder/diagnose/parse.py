@@ -133,6 +133,10 @@ PATTERNS = [
                           r"([\d.]*\d)")),
     ("cudnn_status", _p(r"(CUDNN_STATUS_[A-Z_]{2,40})", 'CUDNN_STATUS_')),
     ("cudnn_handle", _p(r"Could not create cudnn handle")),
+    # cuBLAS failing to start has the same cause as cuDNN's handle: no GPU memory left for its workspace
+    ("cublas_init", _p(r"(CUBLAS_STATUS_(?:NOT_INITIALIZED|ALLOC_FAILED)|failed to create cublas handle|"
+                       r"Blas GEMM launch failed|Blas xGEMM launch failed)", "CUBLAS_STATUS_", "cublas handle",
+                       "Blas GEMM launch", "Blas xGEMM launch")),
     ("cudnn_conv", _p(r"Failed to get convolution algorithm")),
     ("cudnn_loaded", _p(r"Loaded cuDNN version (\d{3,5})")),
     ("dnn_not_found", _p(r"DNN library is not found")),

@@ -66,7 +66,10 @@ CASES = [
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
-     "TensorRT", "optional-library", "TF-TRT"),
+     "TensorRT", "no-gpu-harmless", "TF-TRT"),
+    ("cublas-init", "E tensorflow/stream_executor/cuda/cuda_blas.cc:226] failed to create cublas handle: "
+     "CUBLAS_STATUS_NOT_INITIALIZED\ntensorflow.python.framework.errors_impl.InternalError: Blas GEMM launch failed",
+     "cudnn-init-failed", "set_memory_growth"),
     ("oom", "ResourceExhaustedError: OOM when allocating tensor with shape[256,512,28,28] and type float on "
      "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc", "gpu-out-of-memory", "batch"),
     ("numpy-alias", "AttributeError: module 'numpy' has no attribute 'object'.", "numpy2", "numpy<1.24"),
@@ -148,7 +151,7 @@ def test_a_root_cause_supersedes_what_it_explains(facts):
 
 def test_harmless_findings_come_last(facts):
     log = fail("libnvinfer.so.7") + "\n" + fail("libcudnn.so.8")
-    assert [f.id for f in diagnose.explain(log, facts).findings] == ["missing-cudnn", "optional-library"]
+    assert [f.id for f in diagnose.explain(log, facts).findings] == ["missing-cudnn", "no-gpu-harmless"]
 
 
 def test_no_driver_at_all_explains_the_missing_runtime_too(facts):
