@@ -27,6 +27,7 @@ _QUOTES = (("\u2018", "'"), ("\u2019", "'"), ("\u201a", "'"), ("\u201b", "'"), (
            ("\u201d", '"'), ("\u201e", '"'), ("\u00a0", " "), ("\u2011", "-"),
            ("&quot;", '"'), ("&#39;", "'"), ("&#x27;", "'"), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"), ("\x00", ""))
 _FANCY = re.compile("[\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00a0\u2011\x00]|&(?:quot|#39|#x27|lt|gt|amp);")
+_ANSI = re.compile(r"\x1b\[[0-9;]{0,20}[A-Za-z]")
 # A paste's own prefixes, removed from quoted lines only: Markdown quotes, compose service names, pytest's E.
 _PREFIX = re.compile(r"^(?:\s*>+\s?|\s*`+|[\w.-]{1,60}\s+\|\s|E\s{3})+|`+\s*$")
 
@@ -242,6 +243,8 @@ class Log:
         line = self.text[start:end].rstrip("\r")
         if "\r" in line:
             line = line.rsplit("\r", 1)[-1]
+        if "\x1b" in line:  # colours of a terminal or a notebook
+            line = _ANSI.sub("", line)
         line = _PREFIX.sub("", line).strip()
         return line if len(line) <= MAX_QUOTE else line[: MAX_QUOTE - 3] + "..."
 

@@ -165,6 +165,14 @@ def test_no_driver_at_all_explains_the_missing_runtime_too(facts):
     assert [f.id for f in diagnose.explain(wsl + log, facts).findings] == ["missing-cuda-runtime", "libcuda-missing"]
 
 
+def test_quoted_evidence_is_the_message_without_paste_decoration(facts):
+    log = ("Epoch 1/3\n> `\x1b[33m" + fail("libcudnn.so.8") + "\x1b[0m`\n"
+           "client_2  | E   " + fail("libcublas.so.11"))
+    result = diagnose.explain(log, facts)
+    quoted = [result.log.line_text(n) for f in result.findings for n in f.evidence]
+    assert quoted == [fail("libcublas.so.11"), fail("libcudnn.so.8")]
+
+
 def test_overrides_win_over_inference(facts):
     log = fail("libcudnn.so.8")
     result = diagnose.explain(log, facts, platform="windows", tf="2.4.1", cuda="11.0")
