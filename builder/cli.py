@@ -36,6 +36,8 @@ COMMANDS = {
              "Create the debian11 base image from debootstrap (no registry)."),
     "doctor": ("diagnose:doctor_command", "Diagnose",
                "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
+    "explain": ("diagnose:explain_command", "Diagnose",
+                "Explain a pasted TF error log: cause, evidence, the fix for its platform."),
     "wsl": ("windows:wsl_command", "Windows and WSL",
             "Write the WSL2 setup script of an environment (--windows: PowerShell)."),
     "matrix": ("maintain:matrix_command", "Maintain the matrix", "Show the version matrix (table, --json or --yaml)."),
