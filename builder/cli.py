@@ -39,6 +39,8 @@ COMMANDS = {
                "Show the build settings in force (CA, mirrors, repo) and where each is set."),
     "doctor": ("diagnose:doctor_command", "Diagnose",
                "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
+    "explain": ("diagnose:explain_command", "Diagnose",
+                "Explain a pasted TF error log: cause, evidence, the fix for its platform."),
     "wsl": ("windows:wsl_command", "Windows and WSL",
             "Write the WSL2 setup script of an environment (--windows: PowerShell)."),
     "matrix": ("maintain:matrix_command", "Maintain the matrix", "Show the version matrix (table, --json or --yaml)."),
@@ -87,7 +89,7 @@ class LazyGroup(click.Group):
 @click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")
 @click.pass_context
 def cli(ctx, matrix_path, debug):
-    """Known-good TensorFlow 2.2-2.9 GPU environments, and why your machine fails."""
+    """Known-good TensorFlow 2.2-2.10 GPU environments, and why your machine fails."""
     ctx.obj = {"matrix_path": matrix_path}
 
 

@@ -131,9 +131,10 @@ def write_text(path: Path | str, text: str, mode: int | None = None, what: str =
     return write_all([(path, text, mode)], what=what, newline=newline)[0]
 
 
-def write_all(items: Sequence[Tuple[Path | str, str, int | None]], what: str = "output",
+def write_all(items: Sequence[Tuple[Path | str, str | bytes, int | None]], what: str = "output",
               newline: str | None = "") -> list[Path]:
-    """Write several files, all or none: every target is checked and staged before the first rename."""
+    """Write several files (text as UTF-8, or bytes as they are), all or none: every target is checked and
+    staged before the first rename."""
     targets = [check_writable(p, what) for p, _, _ in items]
     distinct((str(p), p) for p in targets)
     staged: list[Path] = []
@@ -154,7 +155,7 @@ def write_all(items: Sequence[Tuple[Path | str, str, int | None]], what: str = "
     return targets
 
 
-def _stage(target: Path, text: str, mode: int | None, what: str, newline: str | None) -> Path:
+def _stage(target: Path, text: str | bytes, mode: int | None, what: str, newline: str | None) -> Path:
     folder = target.parent if str(target.parent) else Path(".")
     try:
         fd, name = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".tmp", dir=folder)
@@ -162,8 +163,12 @@ def _stage(target: Path, text: str, mode: int | None, what: str, newline: str | 
         raise FileError(f"{show(target)}: cannot write the {what}: {_why(exc)}") from None
     tmp = Path(name)
     try:
-        with open(fd, "w", encoding="utf-8", newline=newline) as f:
-            f.write(text)
+        if isinstance(text, bytes):
+            with open(fd, "wb") as f:
+                f.write(text)
+        else:
+            with open(fd, "w", encoding="utf-8", newline=newline) as f:
+                f.write(text)
         if mode is None:  # keep what the file had, else what a new file would get
             try:
                 mode = stat.S_IMODE(os.stat(target).st_mode)
