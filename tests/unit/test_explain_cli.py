@@ -58,13 +58,14 @@ def test_json_schema():
     data = json.loads(result.out)
     assert data["schema"] == 1 and data["explained"] is True and data["lines"] == 1 and data["next"] is None
     assert data["context"]["platform"]["value"] == "linux"
-    assert data["context"]["tf"] is None and data["context"]["tf_candidates"][0] == "2.9"  # 2.4-2.9 load these names
-    assert data["context"]["envs"][0] == "tf29"
+    # the newest line that loads these names, and its environment
+    assert data["context"]["tf"] is None and data["context"]["tf_candidates"][0] == "2.10"
+    assert data["context"]["envs"][0] == "tf210"
     top = data["findings"][0]
     assert set(top) == {"id", "title", "harmless", "evidence", "cause", "fix", "tfenv"}
     assert top["id"] == "missing-cuda-runtime" and top["harmless"] is False
     assert top["evidence"] == [{"line": 1, "text": LINUX_LOG.strip()}]
-    assert "tfenv run tf29" in top["tfenv"]
+    assert "tfenv run tf210" in top["tfenv"]
 
 
 def test_overrides_change_the_advice():
