@@ -259,6 +259,10 @@ def _cases():
               ["doctor", "--write-standalone", "a.py", "--write-facts", "./a.py"]]
     for cert in ["/dev/zero", "/dev/null", "/no/such.pem", ".", "ro", "not-pem.txt", "x" * 300]:
         cases.append(["build", "tf29", "--ca-cert", cert, "--no-pull"])
+    # logs to explain that are not logs
+    for log in ["/dev/zero", "/no/such.log", ".", "ro", "x" * 300, "not-pem.txt/x"]:
+        cases.append(["explain", log])
+    cases += [["explain", "not-pem.txt", "--platform", "mac"], ["explain", "not-pem.txt", "--platform", ""]]
     # checks that need a checkout, outside one
     cases += [["render", "--check"], ["bake", "--check"], ["lock", "tf29"], ["render"]]
     return cases

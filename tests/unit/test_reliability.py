@@ -383,22 +383,22 @@ def test_small_lies_are_errors(argv, says, tmp_path):
 
 
 def test_standalone_doctor_with_a_facts_file_missing_keys(tmp_path):
-    from builder import doctor
+    from builder.doctor.facts import check_facts
+    from builder.doctor.host import DoctorError
+    from builder.facts import facts_from_matrix
 
     facts = tmp_path / "facts.json"
     facts.write_text(json.dumps({"schema": 1, "envs": {"tf29": {"tensorflow": "2.9.3"}}, "cuda": {}}))
-    result = subprocess.run([sys.executable, str(ROOT / "builder" / "doctor.py"), "--facts", str(facts)],
-                            capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "builder.doctor", "--facts", str(facts)], capture_output=True,
+                            text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         f"doctor: error: {facts}: cuda: missing, or not a non-empty object (write it again with "
         "`tfenv doctor --write-facts`)"]
-    from builder.facts import facts_from_matrix
-
     good = json.loads(json.dumps(facts_from_matrix(matrix.load())))
     del good["envs"]["tf29"]["sonames"]
-    with pytest.raises(doctor.DoctorError, match=r"envs.tf29.sonames: missing"):
-        doctor.check_facts(good, "f.json")
+    with pytest.raises(DoctorError, match=r"envs.tf29.sonames: missing"):
+        check_facts(good, "f.json")
 
 
 # --- build settings set once ----------------------------------------------------------------------
