@@ -92,11 +92,11 @@ def lock_command(ctx, envs, jupyter):
     """Resolve each environment's full pin set into locks/ (as of its lock_date)."""
     from builder import lock, paths
 
-    m = load_matrix(ctx)
-    wanted = {t.env.name for t in m.select(envs)}
     checkout = paths.checkout_root()
     if checkout is None:  # never rewrite an installed package's own files (site-packages)
         raise TfenvError("`tfenv lock` writes a checkout's locks/: run it inside a tfenv checkout")
+    m = checkout_matrix(ctx, checkout)  # that checkout's matrix.yaml, whatever the install
+    wanted = {t.env.name for t in m.select(envs)}
     root = checkout / "locks"
     for target in lock.lock_targets(m):
         if target.env.name not in wanted:
