@@ -4,6 +4,7 @@ accept it or raise their one-line TfenvError; never another exception, never a m
 from __future__ import annotations
 
 import copy
+import os
 import string
 from pathlib import Path
 
@@ -17,7 +18,9 @@ from builder.errors import TfenvError
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = yaml.safe_load((ROOT / "matrix.yaml").read_text(encoding="utf-8"))
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# TFENV_FUZZ_EXAMPLES=5000 for a longer hunt outside CI.
+FAST = settings(max_examples=int(os.environ.get("TFENV_FUZZ_EXAMPLES", "150")), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=20),
                     st.dates().map(str), st.sampled_from(["3.\u00b2", "2022-13-45", "11.2", "", " ", "tf29"]))
@@ -177,3 +180,38 @@ def test_any_setting_value_is_checked_or_one_line(key, value):
 @pytest.mark.parametrize("key", config.KEYS)
 def test_every_setting_has_an_environment_variable_and_help(key):
     assert config.ENV_VARS[key] == f"TFENV_{key.upper()}" and config.HELP[key]
+
+
+# --- the whole command line -----------------------------------------------------------------------------
+
+WORDS = ["run", "ps", "stop", "build", "test", "base", "config", "doctor", "explain", "wsl", "matrix", "show",
+         "render", "lock", "bake", "ci", "tf29", "tf22", "tf-29", "debian11", "ubuntu20.04", "--os", "--repo",
+         "--image", "--base-image", "--tag", "--json", "--yaml", "--markdown", "--all", "--check", "--out", "-o",
+         "--env", "--distro", "--windows", "--jupyter", "--build", "--port", "--bind", "-v", "-e", "--name",
+         "--ca-cert", "--pip-index-url", "--apt-mirror", "--gpus", "--junit-xml", "--write-facts", "--", "-",
+         "", " ", "Bad Ref!!", "x" * 300, "/dev/zero", "/dev/null", ".", "0", "-1", "70000", "all", "none",
+         "a:b", "/tmp:/x:ro", "K=V", "\u00e9", "\n", "--matrix", "--debug", "--help", "matrix", "out"]
+
+
+@settings(max_examples=int(os.environ.get("TFENV_FUZZ_EXAMPLES", "200")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6))
+def test_any_command_line_ends_with_a_documented_status(tmp_path_factory, monkeypatch, capsys, argv):
+    from builder import exitcodes, paths
+
+    work = tmp_path_factory.mktemp("argv")
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{work}/no-docker.sock")
+    monkeypatch.setenv("TFENV_CONFIG", str(work / "none.toml"))
+    monkeypatch.setattr(paths, "_package_checkout", lambda: None)  # nothing writes into this checkout
+    if argv[:1] == ["doctor"] or "doctor" in argv[:2]:
+        argv = ["--help"]  # doctor probes this machine for seconds: the sweep covers its options
+    try:
+        cli.main(argv)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 2
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "internal error" not in err, (argv, err)
+    assert code in exitcodes.DOCUMENTED - {exitcodes.INTERNAL}, (argv, code, err)
+    assert os.listdir(work) == [] or code == 0 or argv[:1] in (["render"], ["bake"], ["wsl"]), (argv, os.listdir(work))
