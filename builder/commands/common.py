@@ -69,14 +69,11 @@ BUILD_OPTION_NAMES = ("base_image", "pip_index_url", "apt_mirror", "ca_cert", "n
 
 
 def build_options(f):
-    """Click options every command that builds takes; defaults come from TFENV_* and the config file."""
-    import click
-
-    from builder import references
-
+    """Click options every command that builds takes (BUILD_OPTION_NAMES); their defaults come from TFENV_*
+    variables and the config file, filled in by make_build_options."""
     decorators = [
-        click.option("--base-image", callback=references.reference_option,
-                     help="Build on this image instead of the variant's default (TFENV_BASE_IMAGE).",),
+        click.option("--base-image", callback=reference_option,
+                     help="Build on this image instead of the variant's default (TFENV_BASE_IMAGE)."),
         click.option("--pip-index-url", metavar="URL",
                      help="pip index to use inside the build, e.g. a local mirror (TFENV_PIP_INDEX_URL, "
                           "PIP_INDEX_URL)."),
