@@ -165,3 +165,19 @@ def test_signal_during_an_interactive_shell_removes_the_container(tf29_image, do
         remove(docker_client, left)
     assert proc.returncode == code
     assert not left, f"{name} was left behind"
+
+
+def test_sigterm_to_a_ready_foreground_jupyter_exits_143_and_removes_it(tf29_image, docker_client, tmp_path):
+    name = f"tfenv-test-signal-{uuid.uuid4().hex[:8]}"
+    proc, _ = start(["run", "tf29", "--os", "debian11", "--repo", tf29_image.repo, "--name", name, "--gpus", "none",
+                     "--jupyter"], tmp_path)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("Jupyter is ready: http://127.0.0.1:"), line
+        proc.send_signal(signal.SIGTERM)
+        err = finish(proc)
+    finally:
+        left = gone(docker_client, name=name)
+        remove(docker_client, left)
+    assert proc.returncode == 143, err
+    assert not left, f"{name} was left behind"
