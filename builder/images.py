@@ -87,16 +87,17 @@ class BuildResult:
 # --- context and arguments ----------------------------------------------------------------------
 
 
-def read_ca_cert(path: str) -> bytes:
-    """The PEM bundle to trust during the build, checked here so a wrong path fails before building."""
+def read_ca_cert(path: str, what: str = "--ca-cert") -> bytes:
+    """The PEM bundle to trust during the build, checked here so a wrong path fails before building.
+    `what` names where the path came from (--ca-cert, TFENV_CA_CERT, the config file)."""
     from builder import files
 
     try:  # a regular file of at most 1 MiB: `--ca-cert /dev/zero` must not fill memory
         data = files.read_bytes(path, "PEM certificate file")
     except files.FileError as exc:
-        raise BadOption(f"--ca-cert {exc}") from None
+        raise BadOption(f"{what} {exc}") from None
     if b"-----BEGIN CERTIFICATE-----" not in data:
-        raise BadOption(f"--ca-cert {path}: not a PEM certificate (expected '-----BEGIN CERTIFICATE-----')")
+        raise BadOption(f"{what} {path}: not a PEM certificate (expected '-----BEGIN CERTIFICATE-----')")
     return data
 
 

@@ -100,6 +100,9 @@ def make_build_options(kwargs: dict, *, repo: str | None, jupyter: bool, push: b
         if value is not None:
             config.check(key, value, "--" + key.replace("_", "-"))
     settings = config.defaults(repo=repo, **given)
+    if settings["ca_cert"] and not given["ca_cert"]:  # from TFENV_CA_CERT or the config file: say which
+        source = config.effective({}, keys=("ca_cert",))["ca_cert"].source
+        images.read_ca_cert(settings["ca_cert"], source if source.startswith("TFENV_") else f"{source}: ca_cert")
     return images.BuildOptions(repo=settings["repo"], jupyter=jupyter, push=push, no_cache=kwargs["no_cache"],
                                pull=kwargs["pull"], base_image=settings["base_image"],
                                pip_index_url=settings["pip_index_url"], apt_mirror=settings["apt_mirror"],

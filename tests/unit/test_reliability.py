@@ -502,3 +502,12 @@ def test_unwritable_system_folders_are_found_before_any_work(path):
     # os.access() says yes to root here; a probe file says no.
     with pytest.raises(files.FileError, match="is not writable"):
         files.check_writable(path, "JUnit XML report")
+
+
+def test_a_bad_ca_cert_setting_names_where_it_was_set(tmp_path):
+    line = one_error_line(tfenv("build", "tf29", env={"TFENV_CA_CERT": "/dev/zero"}))
+    assert line.startswith("tfenv: error: TFENV_CA_CERT /dev/zero: cannot read: not a regular file")
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('ca_cert = "proxy.pem"\n')
+    line = one_error_line(tfenv("build", "tf29", env={"TFENV_CONFIG": str(cfg)}))
+    assert line.startswith(f"tfenv: error: config file {cfg}: ca_cert {tmp_path / 'proxy.pem'}: cannot read")
