@@ -167,7 +167,9 @@ PATTERNS = [
     ("not_supported_wheel", _p(r"(tensorflow[\w.-]{0,80}\.whl) is not a supported wheel", 'is not a supported wheel')),
     # the CPU
     ("illegal_instruction", _p(r"Illegal instruction")),
-    ("illegal_instruction", _p(r"(0xC000001D|-1073741795)", "0xC000001D", "0xc000001d", "-1073741795")),
+    # STATUS_ILLEGAL_INSTRUCTION as Windows and Python print it: hex, signed and unsigned decimal
+    ("illegal_instruction", _p(r"(0xC000001D|-1073741795|3221225501)", "0xC000001D", "0xc000001d", "-1073741795",
+                               "3221225501")),
     ("avx_missing", _p(r"compiled to use AVX instructions, but these aren't available")),
     ("dll_init_failed", _p(r"(?:DLL\)|dynamic link library) initialization routine failed",
                            'initialization routine failed')),

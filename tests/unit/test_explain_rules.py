@@ -50,6 +50,8 @@ CASES = [
      "has the version 470.63.01.", "driver-dso-mismatch", "reboot"),
     ("pycharm-avx", "C:\\Users\\me\\venv\\Scripts\\python.exe C:/Users/me/train.py\n\nProcess finished with exit "
      "code -1073741795 (0xC000001D)", "cpu-no-avx", "AVX"),
+    ("win-illegal-instruction-unsigned", "ImportError: DLL load failed with error code 3221225501 while importing "
+     "_pywrap_tensorflow_internal", "cpu-no-avx", "AVX"),
     ("win-avx-dll-init", "ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed.",
      "cpu-no-avx", "AVX"),
     ("win-pywrap", "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module "
