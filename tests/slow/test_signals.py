@@ -110,9 +110,11 @@ def test_signal_during_test_removes_the_container_and_temp_folder(tf29_image, do
         proc.send_signal(signum)
         err = finish(proc)
     finally:
-        left = gone(docker_client, image=ref, label="io.tfenv.managed=test")
-        remove(docker_client, left)
-        docker_client.images.remove(ref)
+        try:
+            left = gone(docker_client, image=ref, label="io.tfenv.managed=test")
+            remove(docker_client, left)
+        finally:
+            docker_client.images.remove(ref)  # only the tag: the image is the shared tf29 one
     assert proc.returncode == code, err
     assert "Traceback" not in err
     assert not left and mine, "the test container was left behind"
