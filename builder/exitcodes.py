@@ -18,7 +18,8 @@ TERMINATED = 128 + 15  # SIGTERM: a CI runner cancelling the job, `docker stop`,
 
 TABLE = (
     (OK, "success"),
-    (CHECKS_FAILED, "checks ran and at least one failed (test, doctor, render --check, bake --check)"),
+    (CHECKS_FAILED, "checks ran and at least one failed (test, doctor, render --check, bake --check); "
+                    "explain recognised nothing"),
     (BAD_INPUT, "bad input, or could not run (no Docker daemon, no such image, unwritable file)"),
     (INTERNAL, "internal error in tfenv (a bug: run again with --debug and report the traceback)"),
     (SIGHUP_EXIT, "the terminal went away (SIGHUP); whatever tfenv started is removed"),
