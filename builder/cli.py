@@ -26,6 +26,8 @@ COMMANDS = {
     "ps": ("builder.cmd_run:ps_cmd", "List the containers tfenv run started (with Jupyter URLs)."),
     "stop": ("builder.cmd_run:stop_cmd", "Stop and remove containers tfenv run started."),
     "wsl": ("builder.cmd_wsl:wsl_cmd", "Write the WSL2 setup script for one environment (--windows: PowerShell)."),
+    "windows": ("builder.cmd_windows:windows_command",
+                "Write the native Windows setup.ps1 for one environment (no WSL, no Docker)."),
     "doctor": ("builder.cmd_doctor:command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
     "ci": ("builder.cmd_ci:ci", "CI matrices from matrix.yaml (`ci matrix --json` for GitHub Actions)."),
     "bake": ("builder.cmd_ci:bake", "A buildx bake file: every image as a parallel target (-o docker-bake.json)."),
@@ -148,15 +150,18 @@ def show_cmd(ctx, env, os_name, repo, as_json):
 def render_cmd(ctx, envs, all_, os_name, out, check):
     from pathlib import Path
 
-    from builder import paths, render, wsl
+    from builder import paths, render, windows, wsl
 
     m = load_matrix(ctx)
     targets = _select_targets(m, envs, os_name)
-    # The WSL scripts (wsl/ENV/) are per environment, not per OS variant: --os leaves them out.
-    rendered = render.render_all(m, targets) + ([] if os_name else wsl.render_all(m, list(envs) or None))
+    # The WSL and Windows scripts (wsl/ENV/, windows/ENV/) are per environment, not per OS variant: --os
+    # leaves them out.
+    rendered = render.render_all(m, targets)
+    if not os_name:
+        rendered += wsl.render_all(m, list(envs) or None) + windows.render_all(m, list(envs) or None)
     root = Path(out) if out else paths.checkout_root()
     if root is None:
-        raise TfenvError("not in a tfenv checkout: pass --out DIR for the rendered dockerfiles/ and wsl/")
+        raise TfenvError("not in a tfenv checkout: pass --out DIR for the rendered dockerfiles/, wsl/ and windows/")
     if not check:
         for path in render.write(rendered, root):
             click.echo(str(path))
@@ -174,7 +179,7 @@ def render_cmd(ctx, envs, all_, os_name, out, check):
 @click.option("--jupyter/--no-jupyter", default=True, help="Also resolve the Jupyter stage's lock.")
 @click.pass_context
 def lock_cmd(ctx, envs, jupyter):
-    from builder import lock, paths
+    from builder import lock, paths, windows
 
     m = load_matrix(ctx)
     wanted = set(envs) or set(m.envs)
@@ -187,6 +192,8 @@ def lock_cmd(ctx, envs, jupyter):
         click.echo(str(lock.resolve(target, m, False, root)))
         if jupyter:
             click.echo(str(lock.resolve(target, m, True, root)))
+    for name in [n for n in m.envs if n in wanted and windows.supported(m.env(n))]:
+        click.echo(str(windows.resolve_lock(m, m.env(name), root)))
 
 
 def _select_targets(m, envs, os_name):

@@ -31,6 +31,10 @@ def wsl_templates() -> Path:
     return data_root() / "wsl" / "templates"
 
 
+def windows_templates() -> Path:
+    return _PACKAGE / "templates" / "windows"
+
+
 def locks_dir() -> Path:
     return data_root() / "locks"
 

@@ -49,10 +49,11 @@ def ld_library_path(target: Target) -> str:
     return ":".join(dirs)
 
 
-def wheel_lib_dirs(pip: dict[str, str]) -> list[str]:
+def wheel_lib_dirs(pip: dict[str, str], leaf: str = "lib") -> list[str]:
     """site-packages-relative folders the NVIDIA wheels put their libraries in
-    (nvidia-cudnn-cu11 -> nvidia/cudnn/lib, nvidia-cuda-runtime-cu11 -> nvidia/cuda_runtime/lib)."""
-    return [f"nvidia/{re.sub(r'^nvidia-|-cu[0-9]+$', '', name).replace('-', '_')}/lib" for name in pip]
+    (nvidia-cudnn-cu11 -> nvidia/cudnn/lib, nvidia-cuda-runtime-cu11 -> nvidia/cuda_runtime/lib; the
+    win_amd64 wheels use bin instead of lib)."""
+    return [f"nvidia/{re.sub(r'^nvidia-|-cu[0-9]+$', '', name).replace('-', '_')}/{leaf}" for name in pip]
 
 
 def pip_lib_dirs(target: Target, matrix: Matrix) -> list[str]:
@@ -122,7 +123,7 @@ def write(rendered: list[Rendered], out: Path) -> list[Path]:
 
 
 # Where committed renders live: folder -> the glob of its rendered files (templates/ excluded).
-RENDER_FOLDERS = {"dockerfiles": "*/*/Dockerfile", "wsl": "*/*"}
+RENDER_FOLDERS = {"dockerfiles": "*/*/Dockerfile", "wsl": "*/*", "windows": "*/*"}
 
 
 def check(rendered: list[Rendered], root: Path, folders: tuple[str, ...] = tuple(RENDER_FOLDERS)) -> list[str]:
