@@ -40,3 +40,18 @@ def labels(target: Target) -> dict[str, str]:
         "io.tfenv.sonames": ",".join(env.sonames),
         "io.tfenv.driver-min-linux": env.cuda.driver_min["linux"],
     }
+
+
+def oci_labels(target: Target) -> dict[str, str]:
+    """The org.opencontainers.image.* labels (the Dockerfile sets them; the bake file repeats them)."""
+    env = target.env
+    return {
+        "org.opencontainers.image.title": f"TensorFlow {env.tensorflow} GPU ({target.os.name})",
+        "org.opencontainers.image.description": (
+            f"TensorFlow {env.tensorflow}, CUDA {env.cuda.full}, cuDNN {target.cudnn_version}, "
+            f"Python {target.python} on {target.os.name}, by tfenv"
+        ),
+        "org.opencontainers.image.version": content_tag(target),
+        "org.opencontainers.image.licenses": "Apache-2.0",
+        "org.opencontainers.image.base.name": target.os.base_image,
+    }

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from builder import lock, paths
 from builder.errors import TfenvError
+from builder.generated import Generated
 from builder.matrix import Env, Matrix, Target
-from builder.render import PIP_VERSION, Rendered, _jinja, wheel_lib_dirs
+from builder.render import PIP_VERSION, jinja_env, wheel_lib_dirs
 
 SCRIPT_NAME = "setup.ps1"
 HOOK_NAME = "tfenv-cuda-path.pth"
@@ -183,14 +184,13 @@ def relpath(env: Env) -> str:
     return f"windows/{env.name}/{SCRIPT_NAME}"
 
 
-def render(matrix: Matrix, env: Env, locks_root: Path | None = None) -> Rendered:
-    jinja = _jinja(paths.windows_templates())
-    text = jinja.get_template(SCRIPT_NAME + ".j2").render(**context(matrix, env, locks_root))
+def render(matrix: Matrix, env: Env, locks_root: Path | None = None) -> Generated:
+    text = jinja_env("windows").get_template(SCRIPT_NAME + ".j2").render(**context(matrix, env, locks_root))
     if not text.isascii():  # Windows PowerShell 5.1 reads a BOM-less script as ANSI: keep it ASCII
         raise WindowsScriptError(f"{SCRIPT_NAME} render has non-ASCII text: fix the template")
-    return Rendered(relpath(env), text)
+    return Generated(relpath(env), text)
 
 
-def render_all(matrix: Matrix, envs: list[str] | None = None) -> list[Rendered]:
+def render_all(matrix: Matrix, envs: list[str] | None = None) -> list[Generated]:
     """setup.ps1 for every environment whose CUDA stack has a Windows route: what windows/ commits."""
     return [render(matrix, matrix.env(n)) for n in envs or list(matrix.envs) if supported(matrix.env(n))]
