@@ -257,12 +257,16 @@ function Assert-NvidiaDriver {
     if ($result.ExitCode -ne 0 -or -not $line) {
         Stop-Setup -Code 6 -Message "nvidia-smi found no GPU ($($result.Lines -join ' ')): check the GPU in Device Manager and reinstall the NVIDIA driver ($MinimumDriver or newer)"
     }
-    $fields = $line -split ',', 2
+    $fields = @($line -split ',', 2)
     $driver = [version]($fields[0].Trim())
+    $gpu = 'GPU'
+    if ($fields.Count -gt 1) {
+        $gpu = $fields[1].Trim()
+    }
     if ($driver -lt $MinimumDriver) {
         Stop-Setup -Code 6 -Message "the NVIDIA driver is $driver; TensorFlow $TensorFlow's CUDA 10.1 build needs $MinimumDriver or newer: update the driver, then run this script again"
     }
-    Write-Step "ok: NVIDIA driver $driver, $($fields[1].Trim())"
+    Write-Step "ok: NVIDIA driver $driver, $gpu"
 }
 
 function Get-VenvPython {
@@ -545,8 +549,14 @@ function Invoke-Setup {
     if (-not $script:Venv) {
         $script:Venv = Join-Path -Path $env:LOCALAPPDATA -ChildPath "tfenv\$EnvName"
     }
-    # Relative to PowerShell's location (.NET's current directory can differ).
+    # Relative paths are relative to PowerShell's location (.NET's current directory can differ).
     $script:Venv = $ExecutionContext.SessionState.Path.GetUnresolvedProviderPathFromPSPath($script:Venv)
+    if ($script:CudnnZip) {
+        $script:CudnnZip = $ExecutionContext.SessionState.Path.GetUnresolvedProviderPathFromPSPath($script:CudnnZip)
+    }
+    if ($script:CudaInstaller) {
+        $script:CudaInstaller = $ExecutionContext.SessionState.Path.GetUnresolvedProviderPathFromPSPath($script:CudaInstaller)
+    }
     Assert-Windows
     if ($CheckOnly) {
         Assert-VcRuntime

@@ -259,12 +259,16 @@ function Assert-NvidiaDriver {
     if ($result.ExitCode -ne 0 -or -not $line) {
         Stop-Setup -Code 6 -Message "nvidia-smi found no GPU ($($result.Lines -join ' ')): check the GPU in Device Manager and reinstall the NVIDIA driver ($MinimumDriver or newer)"
     }
-    $fields = $line -split ',', 2
+    $fields = @($line -split ',', 2)
     $driver = [version]($fields[0].Trim())
+    $gpu = 'GPU'
+    if ($fields.Count -gt 1) {
+        $gpu = $fields[1].Trim()
+    }
     if ($driver -lt $MinimumDriver) {
         Stop-Setup -Code 6 -Message "the NVIDIA driver is $driver; TensorFlow $TensorFlow's CUDA 11.2 build needs $MinimumDriver or newer (the CUDA 11 libraries alone would run on 452.39+, but TF's kernels for newer GPUs are compiled from PTX by a CUDA 11.2 driver): update the driver, then run this script again"
     }
-    Write-Step "ok: NVIDIA driver $driver, $($fields[1].Trim())"
+    Write-Step "ok: NVIDIA driver $driver, $gpu"
 }
 
 function Get-VenvPython {
@@ -473,7 +477,7 @@ function Invoke-Setup {
     if (-not $script:Venv) {
         $script:Venv = Join-Path -Path $env:LOCALAPPDATA -ChildPath "tfenv\$EnvName"
     }
-    # Relative to PowerShell's location (.NET's current directory can differ).
+    # Relative paths are relative to PowerShell's location (.NET's current directory can differ).
     $script:Venv = $ExecutionContext.SessionState.Path.GetUnresolvedProviderPathFromPSPath($script:Venv)
     Assert-Windows
     if ($CheckOnly) {
