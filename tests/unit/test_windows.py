@@ -220,3 +220,14 @@ def test_a_stack_without_a_windows_route_says_so(matrix_data, write_matrix):
     with pytest.raises(windows.WindowsScriptError, match="CUDA 10.2 has no 'windows' section"):
         windows.render(m, m.env("tf22"), locks_root=ROOT / "locks")
     assert "windows/tf22/setup.ps1" not in {g.relpath for g in windows.render_all(m)}
+
+
+def test_show_names_the_windows_route():
+    import json
+
+    result = _invoke("show", "tf29", "--json")
+    assert result.exception is None, result.output
+    win = json.loads(result.output)["windows"]
+    assert win["route"] == "pip" and win["python"] == "3.10" and win["script"] == "windows/tf29/setup.ps1"
+    assert win["path_dirs"][0] == "Lib/site-packages/nvidia/cuda_runtime/bin"
+    assert json.loads(_invoke("show", "tf24", "--json").output)["windows"]["route"].startswith("guided")
