@@ -14,6 +14,7 @@ setting, else the system's). Nothing runs on Windows here: this proves names and
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -121,6 +122,24 @@ def read_member(reader: RangeReader, entry: tuple[int, int, int]) -> bytes:
     return zlib.decompress(data, -15) if method == 8 else data
 
 
+def build_info(source: str) -> dict:
+    """The values of TF's build_info.py: module constants (2.2), a dict (2.3) or an OrderedDict (2.4+)."""
+    values = {}
+    for node in ast.parse(source).body:
+        if not (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value.args[0] if isinstance(node.value, ast.Call) and node.value.args else node.value
+        try:
+            literal = ast.literal_eval(value)
+        except ValueError:
+            continue
+        if node.targets[0].id == "build_info":
+            values.update(dict(literal))
+        else:
+            values[node.targets[0].id] = literal
+    return values
+
+
 @pytest.fixture(scope="module")
 def resolved():
     """Every Windows resolution, in parallel (network-bound): lock pins per env, and the NVIDIA wheels."""
@@ -188,13 +207,13 @@ def test_tf_wheel_build_info_matches_the_checks(resolved, ssl_context, env):
     reader = RangeReader(url, ssl_context)
     entries = central_directory(reader)
     source = read_member(reader, entries["tensorflow/python/platform/build_info.py"]).decode("utf-8")
-    values = dict(re.findall(r"['\"](\w+)['\"]\s*[,:]\s*['\"]?([\w.,]+)['\"]?", source))
-    values.update(re.findall(r"^(\w+)\s*=\s*['\"]?([\w.,]+)['\"]?", source, re.M))
+    values = build_info(source)
     cuda = values.get("cuda_version") or values.get("cuda_version_number")
     assert cuda and cuda.replace("64_", "").replace(".", "") == windows.built_cuda(env).replace(".", ""), source
     cudnn = values.get("cudnn_version") or values.get("cudnn_version_number")
     assert cudnn and cudnn.replace("64_", "").split(".")[0] == env.cudnn.split(".")[0], source
-    assert values.get("is_cuda_build") == "True", source
+    assert values.get("is_cuda_build") is True, source
+    assert values["cudnn_dll_name"] in env.windows_dlls, source  # the matrix names the cuDNN DLL TF names
     msvcp = values.get("msvcp_dll_names") or values.get("msvcp_dll_name")
     assert msvcp and set(msvcp.split(",")) <= set(M.windows.vc_runtime), source
     assert reader.fetched < 5_000_000, f"read {reader.fetched} bytes of a TF wheel: the central directory only"

@@ -231,3 +231,16 @@ def test_show_names_the_windows_route():
     assert win["route"] == "pip" and win["python"] == "3.10" and win["script"] == "windows/tf29/setup.ps1"
     assert win["path_dirs"][0] == "Lib/site-packages/nvidia/cuda_runtime/bin"
     assert json.loads(_invoke("show", "tf24", "--json").output)["windows"]["route"].startswith("guided")
+
+
+def test_render_check_finds_windows_drift_and_stale_scripts(checkout_copy):
+    path = checkout_copy / "matrix.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.count('nvidia-cudnn-cu11: "8.9.4.25"') == 1
+    path.write_text(text.replace('nvidia-cudnn-cu11: "8.9.4.25"', 'nvidia-cudnn-cu11: "8.9.5.29"'), encoding="utf-8")
+    (checkout_copy / "windows" / "tf21").mkdir()
+    (checkout_copy / "windows" / "tf21" / "setup.ps1").write_text("stale\n", encoding="utf-8")
+    problems = generated.check(windows.render_all(matrix.load(path)), checkout_copy, ("windows/*/*",))
+    assert "windows/tf29/setup.ps1: differs from matrix.yaml" in problems
+    assert "windows/tf21/setup.ps1: stale (no matrix entry renders it)" in problems
+    assert not any(p.startswith("windows/tf24/") for p in problems)  # CUDA 11.0 takes no wheels
