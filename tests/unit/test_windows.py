@@ -32,6 +32,11 @@ def _invoke(*args):
     return CliRunner().invoke(cli, list(args), standalone_mode=False, catch_exceptions=True)
 
 
+def _render(m, name: str) -> str:
+    """The rendered script with LF line ends (committed .ps1 files are CRLF; the tests read lines)."""
+    return windows.render(m, m.env(name)).text.replace("\r\n", "\n")
+
+
 def _here_string(text: str, variable: str) -> str:
     """The body of `$variable = @' ... '@` in a rendered script."""
     found = re.search(rf"^\${variable} = @'\r?\n(.*?)\r?\n'@$", text, re.S | re.M)
@@ -107,7 +112,7 @@ def test_every_windows_environment_is_committed(m):
 @pytest.mark.parametrize("name", [n for n in matrix.load(ROOT / "matrix.yaml").envs])
 def test_rendered_pins_paths_and_names_match_the_matrix(m, name):
     env = m.env(name)
-    text = windows.render(m, env).text
+    text = _render(m, name)
     stack = env.cuda.windows
     # exactly the Windows lock, then the NVIDIA wheels at the matrix's pins
     lock_pins = windows.read_lock(m, env).requirements()
@@ -140,14 +145,14 @@ def test_rendered_pins_paths_and_names_match_the_matrix(m, name):
 
 
 def test_tf22_copies_cudart_from_cuda_10_2_and_the_check_wants_10_1(m):
-    text = windows.render(m, m.env("tf22")).text
+    text = _render(m, "tf22")
     assert "Source = 'cudart64_102.dll'; To = 'cudart64_101.dll'; Dir = 'tfenv\\cuda\\bin'; Optional = $false" in text
     assert "'bin\\cudart64_102.dll'" in text  # what NVIDIA's 10.2 installer leaves in the toolkit
     assert "cuda == '101'" in _here_string(text, "CheckProgram")  # TF 2.2 was built against 10.1
 
 
 def test_cupti_copy_goes_beside_the_wheel_dll(m):
-    text = windows.render(m, m.env("tf29")).text
+    text = _render(m, "tf29")
     assert ("Source = 'cupti64_2022.3.0.dll'; To = 'cupti64_112.dll'; "
             "Dir = 'Lib\\site-packages\\nvidia\\cuda_cupti\\bin'; Optional = $true") in text
 
@@ -155,7 +160,7 @@ def test_cupti_copy_goes_beside_the_wheel_dll(m):
 def test_script_surface(m):
     """Parameters, documented exit codes and safe defaults of the pip and the guided script."""
     for name in ("tf29", "tf24"):
-        text = windows.render(m, m.env(name)).text
+        text = _render(m, name)
         for parameter in ("[string]$Venv = ''", "[string]$Python = ''", "[switch]$CheckOnly", "[switch]$DryRun"):
             assert parameter in text
         assert "\"tfenv\\$EnvName\"" in text and "$env:LOCALAPPDATA" in text
@@ -186,14 +191,14 @@ def test_pth_hook_prepends_the_folders_once_at_startup(m, tmp_path):
 
 
 def test_python_probe_and_check_program_are_valid_python(m):
-    text = windows.render(m, m.env("tf29")).text
+    text = _render(m, "tf29")
     probe = re.search(r"^\$PythonProbe = '(.*)'$", text, re.M).group(1)
     assert '"' not in probe  # Windows PowerShell 5.1 drops unescaped double quotes in native arguments
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     version, bits, executable, _ = out.strip().split("|")
     assert version == f"{sys.version_info[0]}.{sys.version_info[1]}" and bits == "64" and executable == sys.executable
     for name in ("tf22", "tf29"):
-        program = _here_string(windows.render(m, m.env(name)).text, "CheckProgram")
+        program = _here_string(_render(m, name), "CheckProgram")
         ast.parse(program, feature_version=(3, 6))
 
 
