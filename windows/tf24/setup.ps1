@@ -11,6 +11,7 @@
     pinned packages, runs NVIDIA's CUDA 11.0.3 installer silently with the runtime components only
     (no driver, no Visual Studio integration; this step needs an administrator PowerShell), copies the
     CUDA DLLs and those of the cuDNN zip you downloaded into the venv (tfenv\cuda\bin),
+    copies cupti64_2020.1.1.dll as cupti64_110.dll,
     and writes a .pth hook that puts that folder on PATH whenever the venv's python.exe starts.
     Last it runs the checks: every DLL TensorFlow loads opens, the TF version and build, the GPU is
     listed, and a Conv2D and a matmul on /GPU:0 match the CPU. A second run changes nothing.
@@ -113,6 +114,7 @@ $InstallerUrl = 'https://developer.download.nvidia.com/compute/cuda/11.0.3/local
 $InstallerComponents = @('cudart_11.0', 'cublas_11.0', 'cufft_11.0', 'curand_11.0', 'cusolver_11.0', 'cusparse_11.0', 'cupti_11.0')
 $ToolkitDllDirs = @('bin', 'extras\CUPTI\lib64')
 $Copies = @(
+    [pscustomobject]@{ Source = 'cupti64_2020.1.1.dll'; To = 'cupti64_110.dll'; Dir = 'tfenv\cuda\bin'; Optional = $true }
 )
 
 function Write-Step {
@@ -210,7 +212,7 @@ function Find-Python {
         }
     }
     $seen = @()
-    $store = 'the Microsoft Store Python, refused: its sandboxed install breaks the DLL search TensorFlow relies on (tensorflow/tensorflow#43030)'
+    $store = 'the Microsoft Store Python, refused: it runs as a packaged app whose writes under AppData (where the venv goes) are redirected into its private folder, and the locks are tested for the python.org build'
     foreach ($candidate in $candidates) {
         # A WindowsApps python.exe may be only the Store's alias: run with arguments, it just fails (9009).
         $info = Get-PythonInfo -FilePath $candidate[0] -Prefix @($candidate | Select-Object -Skip 1)

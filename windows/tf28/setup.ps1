@@ -208,7 +208,7 @@ function Find-Python {
         }
     }
     $seen = @()
-    $store = 'the Microsoft Store Python, refused: its sandboxed install breaks the DLL search TensorFlow relies on (tensorflow/tensorflow#43030)'
+    $store = 'the Microsoft Store Python, refused: it runs as a packaged app whose writes under AppData (where the venv goes) are redirected into its private folder, and the locks are tested for the python.org build'
     foreach ($candidate in $candidates) {
         # A WindowsApps python.exe may be only the Store's alias: run with arguments, it just fails (9009).
         $info = Get-PythonInfo -FilePath $candidate[0] -Prefix @($candidate | Select-Object -Skip 1)
