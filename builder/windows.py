@@ -19,6 +19,10 @@ SCRIPT_NAME = "setup.ps1"
 HOOK_NAME = "tfenv-cuda-path.pth"
 # Where the guided route keeps the CUDA and cuDNN DLLs, relative to the venv.
 GUIDED_DLL_DIR = "tfenv/cuda/bin"
+# The longest file path inside any wheel a Windows lock installs (TF's own headers, 168 characters in 2.8;
+# tests/slow/test_windows_wheels.py checks every wheel against it). Without Windows' long-path support,
+# site-packages plus this must stay under MAX_PATH (260), or pip fails halfway through TensorFlow.
+LONGEST_WHEEL_PATH = 170
 
 
 class WindowsScriptError(TfenvError):
@@ -167,6 +171,7 @@ def context(matrix: Matrix, env: Env, locks_root: Path | None = None) -> dict:
         "cudnn_zip": stack.cudnn_zip or "",
         "guided_dll_dir": GUIDED_DLL_DIR.replace("/", "\\"),
         "toolkit_cudart": _toolkit_cudart(env),
+        "longest_wheel_path": LONGEST_WHEEL_PATH,
     }
 
 

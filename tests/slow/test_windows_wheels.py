@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -82,14 +83,28 @@ class RangeReader:
         self.url, self.context, self.fetched, self.size = url, context, 0, None
 
     def read(self, spec: str) -> bytes:
+        start, _, end = spec.partition("-")
+        if self.url.startswith("file:"):  # pip's find-links or a local index: read the file itself
+            path = urllib.request.url2pathname(urllib.parse.urlparse(self.url).path)
+            with open(path, "rb") as f:
+                self.size = f.seek(0, os.SEEK_END)
+                first = max(0, self.size - int(end)) if not start else int(start)
+                f.seek(first)
+                data = f.read((self.size if not start else int(end) + 1) - first)
+            self.fetched += len(data)
+            return data
         request = urllib.request.Request(self.url, headers={"Range": f"bytes={spec}"})
         with urllib.request.urlopen(request, context=self.context, timeout=120) as response:
-            assert response.status == 206, f"{self.url.rsplit('/', 1)[-1]}: the index ignores Range ({response.status})"
-            total = response.headers["Content-Range"].rsplit("/", 1)[1]
-            self.size = int(total)
             data = response.read()
+            status, content_range = response.status, response.headers.get("Content-Range")
         self.fetched += len(data)
-        return data
+        if status == 206:
+            self.size = int(content_range.rsplit("/", 1)[1])
+            return data
+        # 200: the whole file (a server may answer so when the range covers it all, e.g. a small wheel)
+        assert status == 200 and len(data) < 1_000_000, f"{self.url.rsplit('/', 1)[-1]}: the index ignores Range"
+        self.size = len(data)
+        return data[-int(end):] if not start else data[int(start):int(end) + 1]
 
 
 def central_directory(reader: RangeReader) -> dict[str, tuple[int, int, int]]:
@@ -217,3 +232,17 @@ def test_tf_wheel_build_info_matches_the_checks(resolved, ssl_context, env):
     msvcp = values.get("msvcp_dll_names") or values.get("msvcp_dll_name")
     assert msvcp and set(msvcp.split(",")) <= set(M.windows.vc_runtime), source
     assert reader.fetched < 5_000_000, f"read {reader.fetched} bytes of a TF wheel: the central directory only"
+
+
+def test_no_wheel_path_is_longer_than_the_script_allows_for(resolved, ssl_context):
+    """setup.ps1 refuses a venv whose site-packages plus windows.LONGEST_WHEEL_PATH reaches 260 characters
+    without long-path support: no file in any wheel the Windows route installs may be longer."""
+    urls = sorted({i["url"] for items in resolved.values() for i in items if i["url"].endswith(".whl")})
+
+    def longest(url):
+        return max(central_directory(RangeReader(url, ssl_context)), key=len)
+
+    with ThreadPoolExecutor(8) as pool:
+        found = max(pool.map(longest, urls), key=len)
+    print(f"\nlongest path in {len(urls)} wheels: {len(found)} characters ({found})")
+    assert len(found) <= windows.LONGEST_WHEEL_PATH, found

@@ -19,7 +19,8 @@
     Exit codes: 0 ready; 1 the final checks failed; 2 a bad argument; 3 not 64-bit Windows 10/11;
     4 no suitable Python; 5 the Visual C++ runtime is missing; 6 no NVIDIA driver or too old;
     7 creating the venv or installing packages failed; 8 the CUDA installer or the cuDNN zip (guided);
-    9 -CheckOnly found nothing installed; 10 an unexpected error.
+    9 -CheckOnly found nothing installed; 10 an unexpected error; 11 the venv path is too long for
+    Windows without long-path support.
 
 .PARAMETER Venv
     Where the venv goes. Default: %LOCALAPPDATA%\tfenv\tf23.
@@ -268,6 +269,22 @@ function Assert-NvidiaDriver {
         Stop-Setup -Code 6 -Message "the NVIDIA driver is $driver; TensorFlow $TensorFlow's CUDA 10.1 build needs $MinimumDriver or newer: update the driver, then run this script again"
     }
     Write-Step "ok: NVIDIA driver $driver, $gpu"
+}
+
+function Assert-PathLength {
+    # TensorFlow's wheel holds paths of up to 170 characters; without long-path support Windows stops
+    # at 260, and pip would fail halfway through.
+    $site = Join-Path -Path $Venv -ChildPath 'Lib\site-packages'
+    $needed = $site.Length + 1 + 170
+    if ($needed -lt 260) {
+        return
+    }
+    $key = Get-ItemProperty -LiteralPath 'HKLM:\SYSTEM\CurrentControlSet\Control\FileSystem' -ErrorAction SilentlyContinue
+    if ($key -and ($key.PSObject.Properties.Name -contains 'LongPathsEnabled') -and $key.LongPathsEnabled -eq 1) {
+        Write-Step "ok: long paths enabled ($Venv needs $needed characters)"
+        return
+    }
+    Stop-Setup -Code 11 -Message "TensorFlow's files under $site need paths of $needed characters, over Windows' 260 without long-path support: pass a shorter -Venv (such as C:\tfenv\$EnvName), or enable long paths in an administrator PowerShell (New-ItemProperty -Path 'HKLM:\SYSTEM\CurrentControlSet\Control\FileSystem' -Name LongPathsEnabled -Value 1 -PropertyType DWORD -Force) and run this script again"
 }
 
 function Get-VenvPython {
@@ -569,6 +586,7 @@ function Invoke-Setup {
         $basePython = Find-Python
         Assert-VcRuntime
         Assert-NvidiaDriver
+        Assert-PathLength
         New-Venv -BasePython $basePython
         if (-not $DryRun) {
             $null = New-Item -ItemType Directory -Force -Path (Get-TfenvDir)
