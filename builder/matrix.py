@@ -398,8 +398,8 @@ def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
     for key in needs:
         if key not in m:
             c.fail(f"{p}.{key}", f"missing required key (source {source!r} needs {' and '.join(needs)})")
-    for key in set(m) - set(needs) - {"source", "copies"}:
-        c.fail(f"{p}.{key}", f"belongs to the other source than {source!r}")
+    for key in sorted(set(m) - set(needs) - {"source", "copies"}):
+        c.fail(f"{p}.{key}", f"belongs to source {'installer' if source == 'pip' else 'pip'}, not {source!r}")
     installer = None
     if "installer" in m:
         i = c.mapping(m["installer"], f"{p}.installer", required=("url", "components", "dll_dirs"))

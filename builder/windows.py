@@ -181,6 +181,18 @@ def _toolkit_cudart(env: Env) -> str:
     return next((c.source for c in env.cuda.windows.copies if c.to == cudart), cudart)
 
 
+def _no_quotes(values: dict) -> None:
+    """The script puts matrix and lock values into single-quoted PowerShell strings: a quote would end one."""
+    for key in ("requirements", "dlls", "optional_dlls", "vc_runtime", "hook_dirs", "installer_components",
+                "installer_dll_dirs", "cudnn_zip", "installer_url", "copies"):
+        items = values[key] if isinstance(values[key], list) else [values[key]]
+        for item in items:
+            for text in item.values() if isinstance(item, dict) else [item]:
+                if "'" in str(text):
+                    raise WindowsScriptError(f"{values['env'].name}: {key} value {text!r} has a quote, which "
+                                             f"would break setup.ps1's strings: fix matrix.yaml or the lock")
+
+
 def _python_url(release: str) -> str:
     return f"https://www.python.org/downloads/release/python-{release.replace('.', '')}/"
 
@@ -190,7 +202,9 @@ def relpath(env: Env) -> str:
 
 
 def render(matrix: Matrix, env: Env, locks_root: Path | None = None) -> Generated:
-    text = jinja_env("windows").get_template(SCRIPT_NAME + ".j2").render(**context(matrix, env, locks_root))
+    values = context(matrix, env, locks_root)
+    _no_quotes(values)
+    text = jinja_env("windows").get_template(SCRIPT_NAME + ".j2").render(**values)
     if not text.isascii():  # Windows PowerShell 5.1 reads a BOM-less script as ANSI: keep it ASCII
         raise WindowsScriptError(f"{SCRIPT_NAME} render has non-ASCII text: fix the template")
     return Generated(relpath(env), text)

@@ -90,6 +90,8 @@ def test_cuda_11_2_is_pip_only_and_older_stacks_are_guided(m):
      "matrix.yaml: envs.tf25.sonames: CUDA 11.2 has a Windows route, so soname set 'tf2.5' needs 'windows'"),
     (lambda d: d["windows"]["python"].__setitem__("3.9", "3.10.1"),
      "matrix.yaml: windows.python.3.9: expected a 3.9.N release, got '3.10.1'"),
+    (lambda d: d["cuda"]["11.2"]["windows"].__setitem__("cudnn_zip", "x.zip"),
+     "matrix.yaml: cuda.11.2.windows.cudnn_zip: belongs to source installer, not 'pip'"),
     (lambda d: d["cuda"]["10.2"]["windows"]["installer"].__setitem__("url", "http://example.org/x.exe"),
      "matrix.yaml: cuda.10.2.windows.installer.url: expected an https:// URL"),
 ])
@@ -249,3 +251,10 @@ def test_render_check_finds_windows_drift_and_stale_scripts(checkout_copy):
     assert "windows/tf29/setup.ps1: differs from matrix.yaml" in problems
     assert "windows/tf21/setup.ps1: stale (no matrix entry renders it)" in problems
     assert not any(p.startswith("windows/tf24/") for p in problems)  # CUDA 11.0 takes no wheels
+
+
+def test_a_quote_in_a_rendered_value_is_refused(matrix_data, write_matrix):
+    matrix_data["cuda"]["10.2"]["windows"]["installer"]["components"].append("cudart_10.2' ; evil")
+    m = matrix.load(write_matrix(matrix_data))
+    with pytest.raises(windows.WindowsScriptError, match="installer_components value .* has a quote"):
+        windows.render(m, m.env("tf22"), locks_root=ROOT / "locks")
