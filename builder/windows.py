@@ -19,7 +19,7 @@ SCRIPT_NAME = "setup.ps1"
 HOOK_NAME = "tfenv-cuda-path.pth"
 # Where the guided route keeps the CUDA and cuDNN DLLs, relative to the venv.
 GUIDED_DLL_DIR = "tfenv/cuda/bin"
-# The longest file path inside any wheel a Windows lock installs (TF's own headers, 168 characters in 2.8;
+# The longest file path inside any wheel a Windows lock installs (TF's own headers, 169 characters in 2.10;
 # tests/slow/test_windows_wheels.py checks every wheel against it). Without Windows' long-path support,
 # site-packages plus this must stay under MAX_PATH (260), or pip fails halfway through TensorFlow.
 LONGEST_WHEEL_PATH = 170
