@@ -155,9 +155,19 @@ def build_info(source: str) -> dict:
     return values
 
 
+# Older pips check a wheel's Requires-Python against the running interpreter, not --python-version
+# (measured: 24.0 fails, 24.3.1 works); .ci/run upgrades pip.
+PIP_MIN = (24, 3)
+
+
 @pytest.fixture(scope="module")
 def resolved():
     """Every Windows resolution, in parallel (network-bound): lock pins per env, and the NVIDIA wheels."""
+    import pip
+
+    if tuple(int(p) for p in pip.__version__.split(".")[:2]) < PIP_MIN:
+        pytest.fail(f"pip {pip.__version__} is too old for this test (needs {'.'.join(map(str, PIP_MIN))}+): "
+                    f"python -m pip install --upgrade pip")
     started = time.monotonic()
     jobs = {e.name: (windows.read_lock(M, e).requirements(), windows.python_for(M, e)) for e in ENVS}
     stacks = {e.cuda.version: e for e in PIP_ENVS}
