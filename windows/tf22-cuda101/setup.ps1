@@ -10,8 +10,8 @@
     Then (guided: there are no pip wheels for CUDA 10.1) it creates the venv, installs the
     pinned packages, runs NVIDIA's CUDA 10.1.243 installer silently with the runtime components only
     (no driver, no Visual Studio integration; this step needs an administrator PowerShell), copies the
-    CUDA DLLs and those of the cuDNN zip you downloaded into the venv (tfenv\cuda\bin),
-    and writes a .pth hook that puts that folder on PATH whenever the venv's python.exe starts.
+    CUDA DLLs and those of the cuDNN zip you downloaded into the venv (tfenv\cuda\bin), and
+    writes a .pth hook that puts that folder on PATH whenever the venv's python.exe starts.
     Last it runs the checks: every DLL TensorFlow loads opens, the TF version and build, the GPU is
     listed, and a Conv2D and a matmul on /GPU:0 match the CPU. A second run changes nothing.
     pip honours PIP_INDEX_URL and PIP_CERT (a mirror, a TLS-inspecting proxy's CA bundle).

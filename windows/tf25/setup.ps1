@@ -9,9 +9,8 @@
     the Visual C++ 2015-2022 x64 runtime; the NVIDIA driver 461.33 or newer (nvidia-smi).
     Then it creates the venv, installs the pinned packages and NVIDIA's CUDA wheels (pip only, no CUDA
     installer), writes a .pth hook that puts the wheels' DLL folders on PATH whenever the venv's
-    python.exe starts (Jupyter kernels and IDEs too, which skip activate scripts),
-    copies cupti64_2022.3.0.dll as cupti64_112.dll,
-    and proves the result.
+    python.exe starts (Jupyter kernels and IDEs too, which skip activate scripts).
+    It copies cupti64_2022.3.0.dll as cupti64_112.dll, the name TensorFlow asks for.
     Last it runs the checks: every DLL TensorFlow loads opens, the TF version and build, the GPU is
     listed, and a Conv2D and a matmul on /GPU:0 match the CPU. A second run changes nothing.
     pip honours PIP_INDEX_URL and PIP_CERT (a mirror, a TLS-inspecting proxy's CA bundle).
