@@ -211,7 +211,9 @@ def test_command_writes_the_committed_script(tmp_path):
     out = tmp_path / "setup.ps1"
     result = _invoke("windows", "tf29", "-o", str(out))
     assert result.exception is None, result.output
-    assert out.read_text(encoding="utf-8") == (ROOT / "windows" / "tf29" / "setup.ps1").read_text(encoding="utf-8")
+    data = out.read_bytes()
+    assert data == (ROOT / "windows" / "tf29" / "setup.ps1").read_bytes()  # byte for byte, CRLF as checked out
+    assert data.count(b"\n") == data.count(b"\r\n") and data.isascii() and not data.startswith(b"\xef\xbb\xbf")
 
 
 def test_command_to_stdout_and_bad_names():
