@@ -61,16 +61,19 @@ def show_command(ctx, env, os_name, repo, as_json):
 @click.option("--check", is_flag=True, help="Fail when the committed renders differ from matrix.yaml.")
 @click.pass_context
 def render_command(ctx, envs, all_, os_name, out, check):
-    """Render the Dockerfiles and WSL scripts from matrix.yaml (--check: fail on drift)."""
-    from builder import generated, render, wsl
+    """Render the Dockerfiles, WSL and Windows scripts from matrix.yaml (--check: fail on drift)."""
+    from builder import generated, render, windows, wsl
 
     if all_ and envs:
         raise TfenvError(f"--all renders every environment: drop --all or the names ({' '.join(envs)})")
-    root = checkout_or(out, "--out DIR for the rendered dockerfiles/ and wsl/")
+    root = checkout_or(out, "--out DIR for the rendered dockerfiles/, wsl/ and windows/")
     m = checkout_matrix(ctx, None if out else root)  # the checkout's matrix.yaml, whatever the install
     targets = m.select(envs, [os_name] if os_name else ())
-    # The WSL scripts (wsl/ENV/) are per environment, not per OS variant: --os leaves them out.
-    rendered = render.render_all(m, targets) + ([] if os_name else wsl.render_all(m, list(envs) or None))
+    rendered = render.render_all(m, targets)
+    # The WSL and Windows scripts (wsl/ENV/, windows/ENV/) are per environment, not per OS variant: --os
+    # leaves them out.
+    if not os_name:
+        rendered += wsl.render_all(m, list(envs) or None) + windows.render_all(m, list(envs) or None)
     if not check:
         for path in generated.write(rendered, root):
             click.echo(str(path))
@@ -90,7 +93,7 @@ def render_command(ctx, envs, all_, os_name, out, check):
 @click.pass_context
 def lock_command(ctx, envs, jupyter):
     """Resolve each environment's full pin set into locks/ (as of its lock_date)."""
-    from builder import lock, paths
+    from builder import lock, paths, windows
 
     checkout = paths.checkout_root()
     if checkout is None:  # never rewrite an installed package's own files (site-packages)
@@ -104,6 +107,8 @@ def lock_command(ctx, envs, jupyter):
         click.echo(str(lock.resolve(target, m, False, root)))
         if jupyter:
             click.echo(str(lock.resolve(target, m, True, root)))
+    for name in [n for n in m.envs if n in wanted and windows.supported(m.env(n))]:
+        click.echo(str(windows.resolve_lock(m, m.env(name), root)))  # locks/ENV-win-pyX.Y.txt
 
 
 @click.command("bake")

@@ -269,7 +269,7 @@ class Log:
         return out
 
     def opened_libraries(self):
-        return _unique(ev.groups[0] for ev in self.all("opened"))
+        return list(dict.fromkeys(ev.groups[0] for ev in self.all("opened")))  # in order, once each
 
 
 def parse(text):
@@ -369,15 +369,6 @@ def _clean(value):
 def _split_names(value):
     """"'msvcp140.dll', 'msvcp140_1.dll'" style lists in one message, as names."""
     return [n.strip(" '\"") for n in re.split(r",| or ", value) if n.strip(" '\"")]
-
-
-def _unique(items):
-    seen, out = set(), []
-    for item in items:
-        if item not in seen:
-            seen.add(item)
-            out.append(item)
-    return out
 
 
 def _drop_dlerror_duplicates(log):

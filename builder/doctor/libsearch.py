@@ -85,7 +85,7 @@ def linux_search(host: Host, facts: dict) -> LibSearch:
         other.append(host.environ["CONDA_PREFIX"] + "/lib")
     for site in site_dirs(host):  # NVIDIA's pip wheels: site-packages/nvidia/*/lib
         other += sorted(glob.glob(os.path.join(site, "nvidia", "*", "lib")))
-    return LibSearch(_unique(loader), cache, _unique(d for d in other if d not in loader), how)
+    return LibSearch(list(dict.fromkeys(loader)), cache, list(dict.fromkeys(d for d in other if d not in loader)), how)
 
 
 def windows_search(host: Host) -> LibSearch:
@@ -101,23 +101,14 @@ def windows_search(host: Host) -> LibSearch:
     for site in site_dirs(host):  # NVIDIA's pip wheels on Windows: site-packages\nvidia\<pkg>\bin (the venv hook's)
         other += sorted(glob.glob(os.path.join(site, "nvidia", "*", "bin")))
     norm = {os.path.normcase(d) for d in loader}
-    other = _unique(d for d in other if os.path.normcase(d) not in norm)
-    return LibSearch(_unique(loader), {}, other, "System32 and PATH")
+    other = list(dict.fromkeys(d for d in other if os.path.normcase(d) not in norm))  # in order, once each
+    return LibSearch(list(dict.fromkeys(loader)), {}, other, "System32 and PATH")
 
 
 def site_dirs(host: Host) -> List[str]:
     if host.site_dirs is not None:
         return host.site_dirs
     return [p for p in sys.path if p.endswith("site-packages") or p.endswith("dist-packages")]
-
-
-def _unique(items) -> List[str]:
-    seen, out = set(), []
-    for item in items:
-        if item not in seen:
-            seen.add(item)
-            out.append(item)
-    return out
 
 
 class Found:
@@ -159,7 +150,7 @@ def find_lib(name: str, search: LibSearch, host: Host) -> Found:
         if hit:
             found.elsewhere.append(_join(host, folder, name))
         found.instead += alts
-    found.instead = _sonames_only(p for p in _unique(found.instead) if not _unversioned(p))
+    found.instead = _sonames_only(p for p in dict.fromkeys(found.instead) if not _unversioned(p))
     return found
 
 

@@ -227,6 +227,7 @@ def _cases():
         cases.append(["run", "tf29", "-e", env, "--", "true"])
     for name in UNKNOWN_NAMES:
         cases += [["show", name], ["run", name, "--", "true"], ["build", name], ["test", name], ["wsl", name],
+                  ["windows", name],
                   ["doctor", "--env", name], ["render", name, "--out", "out"], ["lock", name], ["ci", "matrix", name],
                   ["bake", name]]
     # options that only apply with others, or exclude each other
@@ -249,7 +250,8 @@ def _cases():
     # files: special, missing, unwritable, too long, the same path twice
     for target in ["/dev/null", "/dev/zero", "/dev/full", "/sys/x", "/proc/x", "/no/such/tfenv-dir/x", "x" * 300,
                    ".", "/", "", "ro", "a/" * 2000 + "x", "not-pem.txt/x"] + RO:
-        cases += [["wsl", "tf29", "-o", target], ["bake", "-o", target], ["doctor", "--write-standalone", target],
+        cases += [["wsl", "tf29", "-o", target], ["windows", "tf29", "-o", target], ["bake", "-o", target],
+                  ["doctor", "--write-standalone", target],
                   ["doctor", "--write-facts", target], ["test", "tf29", "--junit-xml", target]]
     for folder in ["/dev/null", "/dev/zero", "/sys/x", "/proc/x", "x" * 300, "", "not-pem.txt", "a/" * 2000 + "x"] + RO:
         cases += [["render", "--out", folder], ["render", "tf29", "--out", folder]]
