@@ -29,6 +29,10 @@ COMMANDS = {
     "doctor": ("builder.cmd_doctor:command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
     "ci": ("builder.cmd_ci:ci", "CI matrices from matrix.yaml (`ci matrix --json` for GitHub Actions)."),
     "bake": ("builder.cmd_ci:bake", "A buildx bake file: every image as a parallel target (-o docker-bake.json)."),
+    "init": ("builder.commands.project:init_command", "Start a project here: write tfenv.yaml (ENV, --os, --jupyter)."),
+    "devcontainer": ("builder.commands.project:devcontainer_command",
+                     "Write .devcontainer/ for VS Code and Codespaces from tfenv.yaml."),
+    "shell": ("builder.cmd_run:shell_cmd", "Open a shell in a running tfenv container."),
 }
 
 
@@ -174,9 +178,17 @@ def render_cmd(ctx, envs, all_, os_name, out, check):
 @click.option("--jupyter/--no-jupyter", default=True, help="Also resolve the Jupyter stage's lock.")
 @click.pass_context
 def lock_cmd(ctx, envs, jupyter):
+    """Resolve the matrix locks (in a project folder without ENV: refresh its tfenv.lock)."""
     from builder import lock, paths
+    from builder.project import config
 
     m = load_matrix(ctx)
+    if not envs and config.find() is not None:  # in a project folder: its tfenv.lock, not the matrix locks
+        from builder.project import actions
+
+        project_lock, _ = actions.lock(m, actions.load(m), refresh=True)
+        click.echo(f"{project_lock.path}: {len(project_lock.pins)} packages on top of the environment")
+        return
     wanted = set(envs) or set(m.envs)
     for name in wanted:
         m.env(name)  # unknown names fail with the nearest match

@@ -38,15 +38,23 @@ def command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
     """
     from builder import dockerhost, verify
     from builder.cli import load_matrix
+    from builder.project import config
 
     m = load_matrix(ctx)
-    if image_ref is None and env is None:
-        raise click.UsageError("name an environment (e.g. `tfenv test tf29`) or pass --image REF")
+    in_project = image_ref is None and env is None and config.find() is not None
+    if image_ref is None and env is None and not in_project:
+        raise click.UsageError("name an environment (e.g. `tfenv test tf29`) or pass --image REF "
+                               "(or run it in a folder with tfenv.yaml)")
     verify.require_docker_cli()
     c = dockerhost.client()
     gpu = dockerhost.resolve_gpus(c, gpus)  # --gpus all without a runtime fails here, before anything starts
-    target, ref, img, hint = verify.resolve_target(m, c, env, os_name, repo, image_ref)
-    outcome = verify.run(m, target, ref, img.labels or {}, gpu, hint, junit_xml=junit_xml, client=c)
+    if in_project:
+        from builder.project import actions
+
+        outcome = actions.test(m, actions.load(m), gpu, junit_xml=junit_xml, repo=repo, client=c)
+    else:
+        target, ref, img, hint = verify.resolve_target(m, c, env, os_name, repo, image_ref)
+        outcome = verify.run(m, target, ref, img.labels or {}, gpu, hint, junit_xml=junit_xml, client=c)
     print_outcome(outcome, rich_output=sys.stdout.isatty())
     if outcome.failed:
         raise verify.ChecksFailed(f"{len(outcome.failed)} of {len(outcome.results)} checks failed on {ref}")

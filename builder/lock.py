@@ -18,6 +18,9 @@ from builder import paths
 from builder.errors import TfenvError
 from builder.matrix import Matrix, Target
 
+# The images' platform for resolution: x86_64 Linux, wheels for glibc 2.17 or newer (every variant has more).
+PYTHON_PLATFORM = "x86_64-manylinux_2_17"
+
 
 class LockError(TfenvError):
     """A lock is missing or cannot be resolved; the message is one line."""
@@ -91,7 +94,7 @@ def resolve(target: Target, matrix: Matrix, jupyter: bool = False, root: Path | 
         req.write_text("\n".join(requirements_for(target, matrix, jupyter)) + "\n", encoding="utf-8")
         cmd = [
             uv, "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",
-            "--python-version", target.python, "--python-platform", "x86_64-manylinux_2_17",
+            "--python-version", target.python, "--python-platform", PYTHON_PLATFORM,
             "--exclude-newer", cutoff.isoformat(),
         ]
         if jupyter:
