@@ -20,7 +20,8 @@ from builder.errors import TfenvError
 from builder.progress import Display
 
 SUITES = {"debian11": "bullseye"}
-DEFAULT_TAGS = {"debian11": "tfenv/debian:bullseye"}
+# The image `tfenv base OS` makes: the one place its name is written.
+TAGS = {"debian11": "tfenv/debian:bullseye"}
 
 # As in the official images (debuerreotype's docker-clean): caches go away after every dpkg run and update.
 _RM_CACHES = "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"
@@ -117,7 +118,7 @@ def create(os_name: str, tag: str | None, mirror: str | None, display: Display, 
     from builder import dockerhost
 
     c = c or dockerhost.client()
-    tag = tag or DEFAULT_TAGS[os_name]
+    tag = tag or TAGS[os_name]
     work = Path(tempfile.mkdtemp(prefix="tfenv-base-", dir="/var/tmp"))
     try:
         root = work / "root"

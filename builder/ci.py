@@ -13,8 +13,9 @@ import re
 from builder import tags
 from builder.errors import TfenvError
 from builder.matrix import Matrix, Target
+from builder.render import dockerfile_dir
 
-# The Dockerfile's stage names (dockerfiles/templates/Dockerfile.j2 and jupyter.j2).
+# The Dockerfile's stage names (builder/templates/docker/Dockerfile.j2 and jupyter.j2).
 BASE_STAGE = "tensorflow"
 JUPYTER_STAGE = "jupyter"
 CACHE_SUFFIX = "-buildcache"
@@ -45,28 +46,6 @@ def cuda_group(version: str) -> str:
     return bake_name(f"cuda{version}")
 
 
-def context_dir(target: Target) -> str:
-    """The folder of the rendered Dockerfile (render.dockerfile_relpath without the file name)."""
-    return f"dockerfiles/{target.env.name}/{target.os.name}"
-
-
-def select(m: Matrix, envs=(), os_names=()) -> list[Target]:
-    """Targets of the named environments (all by default) on the named OS variants (all by default)."""
-    from builder.matrix import UnknownEnvError, _unknown
-
-    for os_name in os_names:
-        if os_name not in m.os:
-            raise UnknownEnvError(_unknown("OS variant", os_name, m.os))
-    for name in envs:
-        m.env(name)  # unknown names fail with the nearest match
-    wanted = set(envs) or set(m.envs)
-    targets = [t for t in m.targets() if t.env.name in wanted and (not os_names or t.os.name in os_names)]
-    if not targets:
-        among = f" among {', '.join(envs)}" if envs else ""
-        raise CiError(f"no environment{among} has the OS variant(s) {', '.join(os_names)}: the matrix would be empty")
-    return targets
-
-
 # --- GitHub Actions ------------------------------------------------------------------------------
 
 
@@ -79,7 +58,7 @@ def matrix_entry(target: Target, repo: str) -> dict:
         "cuda": target.env.cuda.version,
         "python": target.python,
         "base_image": target.os.base_image,
-        "context": context_dir(target),
+        "context": dockerfile_dir(target),
         "bake_target": target_name(target),
         "bake_jupyter_target": target_name(target, jupyter=True),
         "tags": tags.image_refs(target, repo),
@@ -95,21 +74,6 @@ def github_matrix(m: Matrix, targets: list[Target], repo: str | None = None) -> 
 # --- buildx bake ---------------------------------------------------------------------------------
 
 
-def oci_labels(target: Target) -> dict[str, str]:
-    """The org.opencontainers.image.* labels the rendered Dockerfile sets (templates/metadata.j2)."""
-    env = target.env
-    return {
-        "org.opencontainers.image.title": f"TensorFlow {env.tensorflow} GPU ({target.os.name})",
-        "org.opencontainers.image.description": (
-            f"TensorFlow {env.tensorflow}, CUDA {env.cuda.full}, cuDNN {target.cudnn_version}, "
-            f"Python {target.python} on {target.os.name}, by tfenv"
-        ),
-        "org.opencontainers.image.version": tags.content_tag(target),
-        "org.opencontainers.image.licenses": "Apache-2.0",
-        "org.opencontainers.image.base.name": target.os.base_image,
-    }
-
-
 def _cache_ref(target: Target, jupyter: bool) -> str:
     stage = f"-{JUPYTER_STAGE}" if jupyter else ""
     return f"${{{REPO_VARIABLE}}}:{tags.content_tag(target)}{stage}{CACHE_SUFFIX}"
@@ -118,13 +82,13 @@ def _cache_ref(target: Target, jupyter: bool) -> str:
 def _bake_target(target: Target, jupyter: bool) -> dict:
     # Tags are written with ${REPO} so one committed file serves every registry.
     refs = tags.image_refs(target, f"${{{REPO_VARIABLE}}}", jupyter=jupyter)
-    labels = {**oci_labels(target), **tags.labels(target)}
+    labels = {**tags.oci_labels(target), **tags.labels(target)}
     cache_from = [f"type=registry,ref={_cache_ref(target, False)}"]
     if jupyter:
         labels["io.tfenv.stage"] = JUPYTER_STAGE
         cache_from.append(f"type=registry,ref={_cache_ref(target, True)}")
     return {
-        "context": context_dir(target),
+        "context": dockerfile_dir(target),
         "dockerfile": "Dockerfile",
         "target": JUPYTER_STAGE if jupyter else BASE_STAGE,
         # Only the base image: mirrors and CA certificates are the user's (`--set *.args.X=...`).
@@ -171,8 +135,3 @@ def bake_file(m: Matrix, targets: list[Target] | None = None, repo: str | None =
 def dump(data) -> str:
     """Stable text for committed files: drift checks compare it byte for byte."""
     return json.dumps(data, indent=2) + "\n"
-
-
-def resolve_repo(text: str, repo: str) -> str:
-    """Substitute ${REPO} as bake does, for tests and for people reading the file."""
-    return text.replace(f"${{{REPO_VARIABLE}}}", repo)

@@ -6,6 +6,7 @@ import json
 
 from builder import tags
 from builder.matrix import Env, Matrix
+from builder.render import dockerfile_relpath
 
 
 def target_dict(m: Matrix, env: Env, os_name: str, repo: str) -> dict:
@@ -15,7 +16,7 @@ def target_dict(m: Matrix, env: Env, os_name: str, repo: str) -> dict:
         "base_image": target.os.base_image,
         "python": target.python,
         "cudnn": target.cudnn_version,
-        "dockerfile": f"dockerfiles/{env.name}/{os_name}/Dockerfile",
+        "dockerfile": dockerfile_relpath(target),
         "tags": tags.image_refs(target, repo),
         "jupyter_tags": tags.image_refs(target, repo, jupyter=True),
         "labels": tags.labels(target),
@@ -35,7 +36,7 @@ def env_dict(m: Matrix, env: Env, repo: str, os_name: str | None = None) -> dict
         "driver_min": env.cuda.driver_min,
         "sonames": list(env.sonames),
         "optional_sonames": list(env.optional_sonames),
-        "shims": [{"link": s.link, "to": s.to} for s in env.shims],
+        "shims": [s.as_dict() for s in env.shims],
         "pins": env.pins,
         "lock_date": env.lock_date,
         "variants": [target_dict(m, env, name, repo) for name in variants],

@@ -15,13 +15,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from builder import dockerhost, render, tags
-from builder.errors import TfenvError
+from builder import base, containers, dockerhost, render, tags
+from builder.errors import BadOption, TfenvError
 from builder.matrix import Matrix, Target
 from builder.progress import Display
-
-# What `tfenv base debian11` creates; used when the default debian:bullseye is neither local nor pullable.
-DEBIAN_BASE_TAG = "tfenv/debian:bullseye"
 
 _STEP = re.compile(r"^Step (\d+)/(\d+) : (.*)$")
 _RUNNING = re.compile(r"^ ---> Running in ([0-9a-f]{12,64})$")
@@ -41,10 +38,6 @@ class BaseImageMissing(TfenvError):
 
 class PushFailed(TfenvError):
     """The registry refused a push (or cannot be reached)."""
-
-
-class BadOption(TfenvError):
-    """An option value tfenv can check before building (a CA file that is not a certificate)."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +147,7 @@ def pull(c, ref: str, display: Display) -> None:
 
 def missing_base_hint(target: Target, ref: str) -> str:
     if target.os.family == "debian":
-        tag = "" if ref == DEBIAN_BASE_TAG else f" --tag {ref}"
+        tag = "" if ref == base.TAGS.get(target.os.name) else f" --tag {ref}"
         return f"create it with `tfenv base {target.os.name}{tag}`"
     return (f"run `docker pull {ref}` on a machine that can, then `docker save {ref} -o base.tar` there "
             f"and `docker load -i base.tar` here")
@@ -164,10 +157,10 @@ def resolve_base(c, target: Target, options: BuildOptions, display: Display) -> 
     """The FROM image to build on, pulled if needed, or BaseImageMissing saying how to make it."""
     ref = options.base_image or target.os.base_image
     local = dockerhost.has_image(c, ref)
-    if not options.base_image and not local and target.os.family == "debian" and options.pull is not True \
-            and dockerhost.has_image(c, DEBIAN_BASE_TAG):
-        display.note(f"{ref} is not local: building on {DEBIAN_BASE_TAG} (made by `tfenv base`)")
-        return DEBIAN_BASE_TAG
+    made = base.TAGS.get(target.os.name)  # what `tfenv base` makes when no registry is reachable
+    if not options.base_image and not local and made and options.pull is not True and dockerhost.has_image(c, made):
+        display.note(f"{ref} is not local: building on {made} (made by `tfenv base`)")
+        return made
     if options.pull is True or (options.pull is None and not local):
         try:
             pull(c, ref, display)
@@ -198,7 +191,7 @@ def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str 
     (the daemon then cancels the build) and the step's container is removed here.
     """
     result = StageResult(stage or "", [tag], "")
-    containers: list[str] = []
+    step_containers: list[str] = []
     current = (0, 0, "")
     start = time.monotonic()
     stream = c.api.build(
@@ -215,7 +208,7 @@ def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str 
                 *lines, pending = pending.split("\n")
                 for line in lines:
                     line = _ANSI.sub("", line).split("\r")[-1]
-                    current = _stream_line(line, display, result, containers, current)
+                    current = _stream_line(line, display, result, step_containers, current)
             elif "status" in event and "id" in event:
                 detail = event.get("progressDetail") or {}
                 display.download(event["id"], event["status"], detail.get("current"), detail.get("total"))
@@ -223,7 +216,7 @@ def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str 
                 result.image_id = event["aux"]["ID"]
     except KeyboardInterrupt:
         c.api.close()  # dropping the connection makes the daemon cancel the build
-        removed = remove_containers(containers)
+        removed = _remove_step_containers(step_containers)
         display.finish()
         what = f"removed its container {', '.join(r[:12] for r in removed)}" if removed else "no container was left"
         display.note(f"build interrupted at step {current[0]}/{current[1]}: {what}")
@@ -239,7 +232,7 @@ def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str 
     return result
 
 
-def _stream_line(line: str, display: Display, result: StageResult, containers: list, current):
+def _stream_line(line: str, display: Display, result: StageResult, step_containers: list, current):
     step = _STEP.match(line)
     if step:
         current = (int(step.group(1)), int(step.group(2)), step.group(3))
@@ -254,7 +247,7 @@ def _stream_line(line: str, display: Display, result: StageResult, containers: l
         return current
     running = _RUNNING.match(line)
     if running:
-        containers.append(running.group(1))
+        step_containers.append(running.group(1))
     elif line.strip() == "---> Using cache":
         result.cached += 1
         result._step_cached = True
@@ -287,26 +280,12 @@ def _fail(display: Display, current, event) -> None:
     raise BuildFailed(f"build failed{where}: {_short(message)}")
 
 
-def remove_containers(ids: list[str]) -> list[str]:
-    """Force-remove the given containers if they still exist; the ids actually removed."""
-    from docker.errors import DockerException, NotFound
-
-    removed = []
+def _remove_step_containers(ids: list[str]) -> list[str]:
+    """After Ctrl-C: a fresh client (the build's connection was closed to cancel it) removes the step's container."""
     try:
-        c = dockerhost.client()
+        return containers.remove_ids(dockerhost.client(), ids)
     except TfenvError:
-        return removed
-    for cid in ids:
-        for _ in range(10):  # the daemon may still be tearing the step down
-            try:
-                c.api.remove_container(cid, force=True)
-                removed.append(cid)
-                break
-            except NotFound:
-                break
-            except DockerException:
-                time.sleep(0.5)
-    return removed
+        return []
 
 
 def remove_layers(c, layer_ids: list[str]) -> int:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
+import secrets
 import socket
 import sys
 import time
@@ -11,8 +13,8 @@ import urllib.error
 import urllib.request
 from typing import List
 
-from builder import run
-from builder.errors import TfenvError
+from builder import containers, run
+from builder.errors import BadOption, TfenvError
 
 CONTAINER_PORT = "8888/tcp"
 FIRST_PORT = 8888
@@ -34,7 +36,7 @@ def check_bind(bind: str) -> str:
     try:
         return str(ipaddress.ip_address(bind))
     except ValueError:
-        raise run.BadOption(f"--bind {bind}: expected an IP address such as 127.0.0.1 or 0.0.0.0") from None
+        raise BadOption(f"--bind {bind}: expected an IP address such as 127.0.0.1 or 0.0.0.0") from None
 
 
 def is_public(bind: str) -> bool:
@@ -101,12 +103,11 @@ def start(client, spec: run.RunSpec, bind: str, port: int, token: str):
 
     spec.ports = {CONTAINER_PORT: (bind, port)}
     spec.environment["JUPYTER_TOKEN"] = token
-    spec.labels[run.URL_LABEL] = lab_url(bind, port, token)
+    spec.labels[containers.URL_LABEL] = lab_url(bind, port, token)
     kw, _ = run.docker_options(spec)
     try:
-        return client.containers.run(detach=True, **kw)
+        return containers.start(client, kw)
     except APIError as exc:
-        run._remove_quietly(client, spec.name)
         text = str(getattr(exc, "explanation", None) or exc)
         if "port is already allocated" in text or "address already in use" in text:
             raise PortBusy(f"port {port} on {bind} was taken while starting: run again (or pass --port)") from None
@@ -150,3 +151,39 @@ def follow(container) -> None:
     for chunk in container.logs(stream=True, follow=True, since=since):
         sys.stderr.buffer.write(chunk)
         sys.stderr.buffer.flush()
+
+
+def serve(client, image, spec: run.RunSpec, bind: str, port: int | None, detach: bool) -> int:
+    """Start Jupyter, wait until it answers, print its URL; follow it until Ctrl-C, or return at once (--detach).
+
+    The container is removed however this ends, unless it was detached after answering.
+    """
+    if is_public(bind):
+        print(f"tfenv: warning: --bind {bind} publishes Jupyter beyond this machine: anyone on the network "
+              "who has the token can run code as you", file=sys.stderr)
+    port = choose_port(bind, port)
+    token = secrets.token_urlsafe(32)
+    spec.command = server_command(image) or []
+    container = start(client, spec, bind, port, token)
+    keep = False  # only a detached server that answered outlives this function
+    try:
+        wait_ready(container, bind, port, token)
+        url = lab_url(bind, port, token)
+        if detach:
+            print(url)
+            print(f"tfenv: Jupyter runs in {spec.name}; stop it with `tfenv stop {spec.name}`", file=sys.stderr)
+            keep = True
+            return 0
+        print(f"Jupyter is ready: {url}", flush=True)
+        print("Press Ctrl-C to stop it (the container is removed).", file=sys.stderr)
+        follow(container)
+        container.reload()
+        return int(container.attrs.get("State", {}).get("ExitCode") or 0)
+    except KeyboardInterrupt:
+        print("tfenv: stopping Jupyter", file=sys.stderr)
+        return 0
+    finally:
+        if not keep:
+            with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C skips the graceful stop, still removes
+                containers.stop(container, timeout=10)
+            containers.remove(client, spec.name)

@@ -34,10 +34,6 @@ class Lock:
     def requirements(self) -> list[str]:
         return [f"{name}=={version}" for name, version in self.pins]
 
-    def version_of(self, name: str) -> str | None:
-        wanted = _normalize(name)
-        return next((v for n, v in self.pins if _normalize(n) == wanted), None)
-
 
 def lock_name(target: Target, jupyter: bool = False) -> str:
     return f"{target.env.name}-py{target.python}{'-jupyter' if jupyter else ''}.txt"

@@ -29,7 +29,6 @@ class OsVariant:
     base_image: str
     python: str
     packages: dict[str, str]
-    nvidia_repo: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +51,10 @@ class DebianCuda:
 class Shim:
     link: str
     to: str
+
+    def as_dict(self) -> dict[str, str]:
+        """{"link": ..., "to": ...}: the shape the suites, doctor's facts and `tfenv show` use."""
+        return {"link": self.link, "to": self.to}
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ class Env:
         return ".".join(self.tensorflow.split(".")[:2])
 
     def supports_python(self, python: str) -> bool:
-        return _vkey(self.python_min) <= _vkey(python) <= _vkey(self.python_max)
+        return version_key(self.python_min) <= version_key(python) <= version_key(self.python_max)
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,7 @@ class Matrix:
 
     def env(self, name: str) -> Env:
         if name not in self.envs:
-            raise UnknownEnvError(_unknown("environment", name, self.envs))
+            raise UnknownEnvError(unknown_name("environment", name, self.envs))
         return self.envs[name]
 
     def target(self, env_name: str, os_name: str | None = None) -> Target:
@@ -173,14 +176,28 @@ class Matrix:
     def targets(self) -> list[Target]:
         return [Target(env, self.os[o]) for env in self.envs.values() for o in env.os]
 
+    def select(self, envs=(), os_names=()) -> list[Target]:
+        """Targets of the named environments (all by default) on the named OS variants (all by default)."""
+        for os_name in os_names:
+            if os_name not in self.os:
+                raise UnknownEnvError(unknown_name("OS variant", os_name, self.os))
+        for name in envs:
+            self.env(name)  # unknown names fail with the nearest match
+        wanted = set(envs) or set(self.envs)
+        targets = [t for t in self.targets() if t.env.name in wanted and (not os_names or t.os.name in os_names)]
+        if not targets:
+            among = f" among {', '.join(envs)}" if envs else ""
+            raise MatrixError(f"no environment{among} has the OS variant(s) {', '.join(os_names)}")
+        return targets
 
-def _unknown(what: str, name: str, known) -> str:
+
+def unknown_name(what: str, name: str, known) -> str:
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return f"unknown {what} {name!r}{hint} (known: {', '.join(known)})"
 
 
-def _vkey(version: str) -> tuple[int, ...]:
+def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split("."))
 
 
@@ -231,7 +248,7 @@ class _Checker:
     def one_of(self, value: Any, path: str, known, what: str) -> str:
         text = self.string(value, path)
         if text not in known:
-            self.fail(path, _unknown(what, text, known))
+            self.fail(path, unknown_name(what, text, known))
         return text
 
 
@@ -353,17 +370,14 @@ def _parse_image(c: _Checker, raw: Any) -> ImageSettings:
 
 def _parse_os(c: _Checker, name: str, raw: Any) -> OsVariant:
     p = f"os.{name}"
-    m = c.mapping(raw, p, required=("family", "base_image", "python", "packages"), optional=("nvidia_repo",))
+    m = c.mapping(raw, p, required=("family", "base_image", "python", "packages"))
     family = c.one_of(m["family"], f"{p}.family", ("ubuntu", "debian"), "OS family")
-    if family == "ubuntu" and "nvidia_repo" not in m:
-        c.fail(f"{p}.nvidia_repo", "missing required key (Ubuntu variants install CUDA from NVIDIA's repository)")
     return OsVariant(
         name=name,
         family=family,
         base_image=c.string(m["base_image"], f"{p}.base_image"),
         python=c.version(m["python"], f"{p}.python"),
         packages=c.str_map(m["packages"], f"{p}.packages"),
-        nvidia_repo=m.get("nvidia_repo"),
     )
 
 
@@ -468,7 +482,7 @@ def _check_cudnn(c: _Checker, path: str, wanted: str, stack: CudaStack) -> None:
     if stack.wsl and stack.wsl.cudnn:
         installed.append(stack.wsl.cudnn)
     for have in installed:
-        if _vkey(have)[0] != _vkey(wanted)[0] or _vkey(have)[:2] < _vkey(wanted)[:2]:
+        if version_key(have)[0] != version_key(wanted)[0] or version_key(have)[:2] < version_key(wanted)[:2]:
             c.fail(path, f"TF needs cuDNN {wanted}.x with the same major version; CUDA {stack.version} "
                          f"installs cuDNN {have}")
 

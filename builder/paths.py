@@ -1,7 +1,7 @@
-"""Where tfenv's data lives: the checkout when run from one, else the copy inside the wheel.
+"""Where tfenv's files live.
 
-The wheel carries matrix.yaml, the templates and the locks under builder/_data (see pyproject.toml),
-so an installed tfenv works outside the checkout.
+The templates are package data (builder/templates/). matrix.yaml and the locks are the checkout's; the
+wheel carries copies under builder/_data (see pyproject.toml), so an installed tfenv needs no checkout.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def data_root() -> Path:
-    """The folder holding matrix.yaml, dockerfiles/, wsl/ and locks/."""
+    """The folder holding matrix.yaml and locks/."""
     packaged = _PACKAGE / "_data"
     if (packaged / "matrix.yaml").is_file():
         return packaged
@@ -23,12 +23,9 @@ def matrix_file() -> Path:
     return data_root() / "matrix.yaml"
 
 
-def dockerfile_templates() -> Path:
-    return data_root() / "dockerfiles" / "templates"
-
-
-def wsl_templates() -> Path:
-    return data_root() / "wsl" / "templates"
+def templates(kind: str) -> Path:
+    """builder/templates/KIND: the Jinja2 partials of one kind of generated file (docker, wsl)."""
+    return _PACKAGE / "templates" / kind
 
 
 def locks_dir() -> Path:

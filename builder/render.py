@@ -1,16 +1,16 @@
 """Render Dockerfiles from the matrix with Jinja2 (StrictUndefined: a missing value is an error).
 
 Rendered files are committed under dockerfiles/ENV/OS/Dockerfile so anyone can `docker build` without
-tfenv; `check` reports every file that differs from what the matrix renders today.
+tfenv (builder/generated.py writes them and checks the committed copies).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from builder import lock, paths, tags
+from builder.generated import Generated
 from builder.matrix import Matrix, Target
 
 # pip in each venv is upgraded to this release first: bionic's venv pip (9.x) cannot install
@@ -18,17 +18,12 @@ from builder.matrix import Matrix, Target
 PIP_VERSION = "23.0.1"
 
 
-@dataclass(frozen=True)
-class Rendered:
-    relpath: str  # relative to the data root, e.g. dockerfiles/tf29/debian11/Dockerfile
-    text: str
-
-
-def _jinja(templates: Path):
+def jinja_env(kind: str):
+    """The Jinja2 environment over builder/templates/KIND; a missing value is an error, not ''."""
     import jinja2  # lazy: keeps `tfenv --help` fast
 
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates)),
+        loader=jinja2.FileSystemLoader(str(paths.templates(kind))),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -37,8 +32,13 @@ def _jinja(templates: Path):
     )
 
 
+def dockerfile_dir(target: Target) -> str:
+    """The build context of a target in the checkout: dockerfiles/ENV/OS."""
+    return f"dockerfiles/{target.env.name}/{target.os.name}"
+
+
 def dockerfile_relpath(target: Target) -> str:
-    return f"dockerfiles/{target.env.name}/{target.os.name}/Dockerfile"
+    return f"{dockerfile_dir(target)}/Dockerfile"
 
 
 def ld_library_path(target: Target) -> str:
@@ -93,54 +93,19 @@ def context(target: Target, matrix: Matrix, locks_root: Path | None = None) -> d
         "jupyter_lock": [r for r in jupyter_lock.requirements() if r not in base_pins],
         "jupyter_lock_file": jupyter_lock.path.name,
         "tags": tags.image_refs(target, matrix.image.repo),
-        "labels": tags.labels(target),
+        "labels": {**tags.oci_labels(target), **tags.labels(target)},
     }
 
 
-def render_target(target: Target, matrix: Matrix, locks_root: Path | None = None) -> Rendered:
-    env = _jinja(paths.dockerfile_templates())
+def render_target(target: Target, matrix: Matrix, locks_root: Path | None = None) -> Generated:
+    env = jinja_env("docker")
     text = env.get_template("Dockerfile.j2").render(**context(target, matrix, locks_root))
-    return Rendered(dockerfile_relpath(target), text)
+    return Generated(dockerfile_relpath(target), text)
 
 
-def render_all(matrix: Matrix, targets: list[Target] | None = None) -> list[Rendered]:
+def render_all(matrix: Matrix, targets: list[Target] | None = None) -> list[Generated]:
     return [render_target(t, matrix) for t in (targets or matrix.targets())]
 
 
-def write(rendered: list[Rendered], out: Path) -> list[Path]:
-    """Write renders with LF line ends on every OS (they run in Linux); shell scripts are executable."""
-    written = []
-    for item in rendered:
-        path = out / item.relpath
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(item.text)
-        if item.relpath.endswith(".sh"):
-            path.chmod(0o755)
-        written.append(path)
-    return written
-
-
-# Where committed renders live: folder -> the glob of its rendered files (templates/ excluded).
-RENDER_FOLDERS = {"dockerfiles": "*/*/Dockerfile", "wsl": "*/*"}
-
-
-def check(rendered: list[Rendered], root: Path, folders: tuple[str, ...] = tuple(RENDER_FOLDERS)) -> list[str]:
-    """Paths that differ from the render, are missing, or are stale renders no target produces.
-
-    Stale files are looked for only in `folders`: a partial render cannot say which others are stale.
-    """
-    problems = []
-    expected = {item.relpath for item in rendered}
-    for item in rendered:
-        path = root / item.relpath
-        if not path.is_file():
-            problems.append(f"{item.relpath}: missing")
-        elif path.read_text(encoding="utf-8") != item.text:
-            problems.append(f"{item.relpath}: differs from matrix.yaml")
-    for folder in folders:
-        for path in sorted((root / folder).glob(RENDER_FOLDERS[folder])):
-            rel = path.relative_to(root).as_posix()
-            if path.is_file() and not rel.startswith(f"{folder}/templates/") and rel not in expected:
-                problems.append(f"{rel}: stale (no matrix entry renders it)")
-    return problems
+# The committed renders of every environment, for the stale-file check.
+STALE_GLOBS = ("dockerfiles/*/*/Dockerfile", "wsl/*/*")

@@ -7,7 +7,6 @@ A RunSpec says what to run; docker_options() turns it into both the Docker SDK's
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import os
@@ -16,22 +15,15 @@ import secrets
 import shutil
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
-from builder.errors import TfenvError
-
-MANAGED_LABEL = "io.tfenv.managed"
-ENV_LABEL = "io.tfenv.env"
-URL_LABEL = "io.tfenv.jupyter-url"
+from builder import containers
+from builder.containers import ENV_LABEL, MANAGED_LABEL
+from builder.errors import BadOption, TfenvError
 
 _ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
-
-
-class BadOption(TfenvError):
-    """A -v or -e value that cannot mean anything."""
 
 
 class RunFailed(TfenvError):
@@ -210,56 +202,15 @@ def run_streaming(client, spec: RunSpec, out=None, err=None) -> int:
     """Run through the SDK, stream stdout and stderr live, return the exit code; never leave the container."""
     from docker.errors import APIError
 
-    out = out or sys.stdout.buffer
-    err = err or sys.stderr.buffer
     kw, _ = docker_options(spec)
     try:
-        container = client.containers.run(detach=True, **kw)
+        container = containers.start(client, kw)
     except APIError as exc:
-        _remove_quietly(client, spec.name)
         raise start_error(exc, spec) from None
-    threads = [
-        threading.Thread(target=_pump, args=(container, True, out), daemon=True),
-        threading.Thread(target=_pump, args=(container, False, err), daemon=True),
-    ]
     try:
-        for t in threads:
-            t.start()
-        code = int(container.wait().get("StatusCode", 1))
-        for t in threads:
-            t.join(timeout=10)
-        return code
-    except KeyboardInterrupt:
-        _stop(container)
-        return 130
+        return containers.stream(container, out or sys.stdout.buffer, err or sys.stderr.buffer)
     finally:
-        _remove_quietly(client, spec.name)
-
-
-def _pump(container, stdout: bool, sink) -> None:
-    try:
-        for chunk in container.logs(stdout=stdout, stderr=not stdout, stream=True, follow=True):
-            sink.write(chunk)
-            sink.flush()
-    except Exception:  # noqa: BLE001 - the container went away; wait() reports the outcome
-        pass
-
-
-def _stop(container, timeout: int = 5) -> None:
-    with contextlib.suppress(Exception):  # already gone is fine; remove(force=True) follows
-        container.stop(timeout=timeout)
-
-
-def _remove_quietly(client, name: str) -> None:
-    from docker.errors import APIError, NotFound
-
-    try:
-        client.containers.get(name).remove(force=True)
-    except NotFound:
-        pass
-    except APIError as exc:
-        if "already in progress" not in str(exc):
-            raise
+        containers.remove(client, spec.name)
 
 
 def start_error(exc, spec: RunSpec) -> TfenvError:
@@ -289,7 +240,7 @@ class NotManaged(TfenvError):
 
 def list_managed(client) -> list:
     """Every container tfenv run started, running or not (a detached Jupyter can exit on its own)."""
-    return client.containers.list(all=True, filters={"label": f"{MANAGED_LABEL}=run"})
+    return containers.list_managed(client, "run")
 
 
 def stop_managed(client, names: List[str], all_: bool = False) -> List[str]:
@@ -304,6 +255,6 @@ def stop_managed(client, names: List[str], all_: bool = False) -> List[str]:
             raise NotManaged(f"no tfenv container named {', '.join(unknown)} (tfenv's containers: {known})")
         chosen = [managed[n] for n in names]
     for c in chosen:
-        _stop(c, timeout=10)
-        _remove_quietly(client, c.name)
+        containers.stop(c, timeout=10)
+        containers.remove(client, c)
     return [c.name for c in chosen]

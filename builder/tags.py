@@ -44,6 +44,21 @@ def labels(target: Target) -> dict[str, str]:
     }
 
 
+def oci_labels(target: Target) -> dict[str, str]:
+    """The org.opencontainers.image.* labels (the Dockerfile sets them; the bake file repeats them)."""
+    env = target.env
+    return {
+        "org.opencontainers.image.title": f"TensorFlow {env.tensorflow} GPU ({target.os.name})",
+        "org.opencontainers.image.description": (
+            f"TensorFlow {env.tensorflow}, CUDA {env.cuda.full}, cuDNN {target.cudnn_version}, "
+            f"Python {target.python} on {target.os.name}, by tfenv"
+        ),
+        "org.opencontainers.image.version": content_tag(target),
+        "org.opencontainers.image.licenses": "Apache-2.0",
+        "org.opencontainers.image.base.name": target.os.base_image,
+    }
+
+
 # --- a user's project image (tfenv.yaml): a thin layer on an environment image ----------------------
 
 PROJECT_REPO_PREFIX = "tfenv-project/"

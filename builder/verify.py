@@ -12,10 +12,7 @@ import json
 import os
 import secrets
 import shutil
-import signal
-import sys
 import tempfile
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,17 +20,9 @@ from typing import Iterator
 
 import pytest
 
-from builder import dockerhost, tags
+from builder import containers, dockerhost, tags
 from builder.errors import TfenvError
 from builder.matrix import Matrix, Target
-
-MANAGED_LABEL = "io.tfenv.managed"
-
-
-class ChecksFailed(TfenvError):
-    """The checks ran and at least one failed."""
-
-    exit_code = 1
 
 
 class CannotRun(TfenvError):
@@ -101,7 +90,7 @@ def expectations(m: Matrix, target: Target, image: str, image_labels: dict, gpu:
         "cudnn_installed": target.cudnn_version,
         "sonames": list(env.sonames),
         "optional_sonames": list(env.optional_sonames),
-        "shims": [{"link": s.link, "to": s.to} for s in env.shims],
+        "shims": [s.as_dict() for s in env.shims],
         "cudart_soname": next(s for s in env.sonames if s.startswith("libcudart.")),
         "cudnn_soname": next(s for s in env.sonames if s.startswith("libcudnn.")),
         "driver_min_linux": env.cuda.driver_min["linux"],
@@ -177,7 +166,7 @@ def run(m: Matrix, target: Target, image: str, image_labels: dict, gpu: tuple[bo
     with tempfile.TemporaryDirectory(prefix="tfenv-test-") as tmp:
         expect_file = Path(tmp) / "expect.json"
         expect_file.write_text(json.dumps(expect, indent=1), encoding="utf-8")
-        with _sigterm_as_interrupt(), container(c, image, target, use_gpu, extra_labels) as cont:
+        with containers.signals_as_interrupt(), container(c, image, target, use_gpu, extra_labels) as cont:
             results = run_suites(cont.id, expect_file, junit_xml)
     return Outcome(image, target, results)
 
@@ -185,17 +174,17 @@ def run(m: Matrix, target: Target, image: str, image_labels: dict, gpu: tuple[bo
 @contextmanager
 def container(c, image: str, target: Target, use_gpu: bool, extra_labels: dict | None = None) -> Iterator:
     """A running container that idles until the suites are done, removed however the block ends."""
-    from docker.errors import APIError, DockerException
+    from docker.errors import APIError
 
     name = f"tfenv-test-{target.env.name}-{target.os.name}-{secrets.token_hex(4)}".replace(".", "")
-    labels = {MANAGED_LABEL: "test", **(extra_labels or {})}
+    labels = {containers.MANAGED_LABEL: "test", **(extra_labels or {})}
     cont = None
     try:
         try:
             # entrypoint, not command: an image with its own ENTRYPOINT must not wrap the idle process.
-            cont = c.containers.run(image, entrypoint=["sleep"], command=["infinity"], detach=True, name=name,
-                                    labels=labels, device_requests=dockerhost.device_requests(use_gpu),
-                                    auto_remove=False)
+            cont = containers.start(c, dict(image=image, entrypoint=["sleep"], command=["infinity"], name=name,
+                                            labels=labels, device_requests=dockerhost.device_requests(use_gpu),
+                                            auto_remove=False))
         except APIError as exc:
             raise CannotRun(f"could not start {image}: {exc.explanation or exc}") from None
         cont.reload()
@@ -204,36 +193,7 @@ def container(c, image: str, target: Target, use_gpu: bool, extra_labels: dict |
             raise CannotRun(f"the container of {image} exited at once ({cont.status}): {logs or 'no output'}")
         yield cont
     finally:
-        _remove(c, cont, name, DockerException)
-
-
-def _remove(c, cont, name: str, docker_error) -> None:
-    from docker.errors import NotFound
-
-    try:
-        (cont or c.containers.get(name)).remove(force=True)
-    except NotFound:
-        pass  # never created, or already gone
-    except docker_error as exc:
-        print(f"tfenv: warning: could not remove container {name} ({exc}): run `docker rm -f {name}`",
-              file=sys.stderr)
-
-
-@contextmanager
-def _sigterm_as_interrupt():
-    """SIGTERM (a CI runner cancelling the job) ends the run like Ctrl-C, so the container is removed."""
-    if not hasattr(signal, "SIGTERM") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        containers.remove(c, cont or name)
 
 
 def run_suites(container_id: str, expect_file: Path, junit_xml: str | None = None,

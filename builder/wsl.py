@@ -8,15 +8,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder import lock, paths
+from builder import lock
 from builder.errors import TfenvError
-from builder.matrix import Env, Matrix, Target, _unknown, _vkey
-from builder.render import PIP_VERSION, Rendered, _jinja, wheel_lib_dirs
+from builder.generated import Generated
+from builder.matrix import Env, Matrix, Target, unknown_name, version_key
+from builder.render import PIP_VERSION, jinja_env, wheel_lib_dirs
 
 BASH_NAME = "install.sh"
 POWERSHELL_NAME = "setup.ps1"
 
-# Meta packages that pull a Linux NVIDIA driver into WSL, which hides the Windows driver (FACTS section 5).
+# Meta packages that pull a Linux NVIDIA driver into WSL, which hides the Windows driver (docs/sources.md §5).
 _DRIVER_PACKAGES = re.compile(
     r"^(cuda|cuda-\d+-\d+|cuda-drivers.*|nvidia-driver.*|libnvidia-compute.*|nvidia-kernel.*)$"
 )
@@ -56,7 +57,7 @@ def distros(matrix: Matrix, env: Env) -> list[Distro]:
 def driver_min(matrix: Matrix, env: Env) -> str:
     """The Windows driver a WSL GPU needs for this environment: WSL's own minimum or CUDA's, the higher."""
     versions = [matrix.wsl.driver_min_windows, env.cuda.driver_min["windows"]]
-    best = max(versions, key=_vkey)
+    best = max(versions, key=version_key)
     return best if "." in best else best + ".0"  # PowerShell's [version] needs major.minor
 
 
@@ -68,7 +69,7 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
     chosen = distros(matrix, env)
     if distro:
         if distro not in {d.name for d in chosen}:
-            raise WslError(_unknown(f"WSL distribution for {env.name}", distro, [d.name for d in chosen]))
+            raise WslError(unknown_name(f"WSL distribution for {env.name}", distro, [d.name for d in chosen]))
         chosen = [d for d in chosen if d.name == distro]
     pip_route = stack.wsl.source == "pip"
     apt_packages = {} if pip_route else dict(stack.ubuntu.packages)
@@ -110,16 +111,16 @@ def relpath(env: Env, name: str) -> str:
 
 
 def render(matrix: Matrix, env: Env, windows: bool = False, distro: str | None = None,
-           locks_root: Path | None = None) -> Rendered:
+           locks_root: Path | None = None) -> Generated:
     name = POWERSHELL_NAME if windows else BASH_NAME
-    jinja = _jinja(paths.wsl_templates())
+    jinja = jinja_env("wsl")
     text = jinja.get_template(name + ".j2").render(**context(matrix, env, distro, locks_root))
     if not text.isascii():  # Windows PowerShell 5.1 reads a BOM-less script as ANSI: keep it ASCII
         raise WslError(f"{name} render has non-ASCII text: fix the template")
-    return Rendered(relpath(env, name), text)
+    return Generated(relpath(env, name), text, executable=not windows)
 
 
-def render_all(matrix: Matrix, envs: list[str] | None = None) -> list[Rendered]:
+def render_all(matrix: Matrix, envs: list[str] | None = None) -> list[Generated]:
     """Both scripts for every environment whose CUDA stack has a WSL route: what wsl/ commits."""
     out = []
     for name in envs or list(matrix.envs):

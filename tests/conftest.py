@@ -1,4 +1,9 @@
-"""Shared fixtures for tfenv's own tests."""
+"""Shared fixtures for tfenv's own tests, and the markers each test folder gets.
+
+tests/unit    no Docker, seconds
+tests/docker  the real Docker daemon, small images (marker `docker`)
+tests/slow    the real daemon and real tf29 builds, minutes (markers `docker` and `slow`)
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,26 @@ from pathlib import Path
 import pytest
 import yaml
 
+from builder import base
+
 ROOT = Path(__file__).resolve().parent.parent
+# The debian11 base the docker tests start from (`tfenv base debian11` makes it).
+BASE_IMAGE = os.environ.get("TFENV_TEST_BASE_IMAGE") or base.TAGS["debian11"]
+FOLDER_MARKERS = {"unit": (), "docker": ("docker",), "slow": ("docker", "slow")}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        folder = Path(str(item.fspath)).relative_to(ROOT / "tests").parts[0]
+        for marker in FOLDER_MARKERS.get(folder, ()):
+            item.add_marker(marker)
+
+
+@pytest.fixture(autouse=True)
+def _docker_tests_need_a_daemon(request):
+    """Every test of tests/docker and tests/slow gets the daemon check (fail in CI, skip elsewhere)."""
+    if request.node.get_closest_marker("docker"):
+        request.getfixturevalue("docker_client")
 
 
 @pytest.fixture
@@ -37,7 +61,7 @@ def checkout_copy(tmp_path) -> Path:
     dest.mkdir()
     shutil.copy(ROOT / "matrix.yaml", dest / "matrix.yaml")
     for folder in ("dockerfiles", "wsl"):
-        shutil.copytree(ROOT / folder, dest / folder, ignore=shutil.ignore_patterns("templates"))
+        shutil.copytree(ROOT / folder, dest / folder)
     return dest
 
 
@@ -60,7 +84,7 @@ def base_image(docker_client) -> str:
     """The debian11 base the docker tests start from (`tfenv base debian11` makes it)."""
     from docker.errors import ImageNotFound
 
-    ref = os.environ.get("TFENV_TEST_BASE_IMAGE", "tfenv/debian:bullseye")
+    ref = BASE_IMAGE
     try:
         docker_client.images.get(ref)
     except ImageNotFound:

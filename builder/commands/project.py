@@ -15,7 +15,7 @@ import click
 @click.pass_context
 def init_command(ctx, env, os_name, jupyter, force):
     """Write a commented tfenv.yaml for this folder: `tfenv build`, `test` and `run` then use it."""
-    from builder.cli import load_matrix
+    from builder.commands.common import load_matrix
     from builder.project import config
 
     path = config.write_init(load_matrix(ctx), env, os_name, jupyter, Path.cwd(), force)
@@ -28,7 +28,7 @@ def init_command(ctx, env, os_name, jupyter, force):
 @click.pass_context
 def devcontainer_command(ctx, gpus, repo):
     """Write .devcontainer/ so VS Code Dev Containers and Codespaces open this project in its image."""
-    from builder.cli import load_matrix
+    from builder.commands.common import load_matrix
     from builder.project import actions, devcontainer, image
 
     m = load_matrix(ctx)

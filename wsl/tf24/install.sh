@@ -172,7 +172,7 @@ version_ge() {  # version_ge A B: A >= B
 site_packages() { printf '%s/lib/python%s/site-packages' "$VENV" "$PY"; }
 
 lib_dirs() {
-  # The Windows driver first (FACTS section 5: without it, cuInit fails with error 303), then the venv's links.
+  # The Windows driver first (docs/sources.md section 5: without it, cuInit fails with error 303), then the venv's links.
   printf '%s\n' "$WSL_LIB" "$VENV/lib/tfenv"
   printf '%s\n' "/usr/local/cuda-11.0/targets/x86_64-linux/lib"
   printf '%s\n' "/usr/local/cuda-11.0/extras/CUPTI/lib64"

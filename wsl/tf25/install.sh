@@ -233,7 +233,7 @@ version_ge() {  # version_ge A B: A >= B
 site_packages() { printf '%s/lib/python%s/site-packages' "$VENV" "$PY"; }
 
 lib_dirs() {
-  # The Windows driver first (FACTS section 5: without it, cuInit fails with error 303), then the venv's links.
+  # The Windows driver first (docs/sources.md section 5: without it, cuInit fails with error 303), then the venv's links.
   printf '%s\n' "$WSL_LIB" "$VENV/lib/tfenv"
   printf '%s/nvidia/cuda_runtime/lib\n' "$(site_packages)"
   printf '%s/nvidia/cublas/lib\n' "$(site_packages)"

@@ -1,0 +1,117 @@
+"""Build and verify: build, base, test."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from builder.commands.common import load_matrix
+from builder.errors import ChecksFailed
+
+
+@click.command("build")
+@click.argument("env", required=False)
+@click.option("--os", "os_name", help="OS variant (default: the environment's first one).")
+@click.option("--repo", help="Image repository (default: tfenv/tensorflow, from the matrix).")
+@click.option("--build-env", is_flag=True, help="In a project folder: build the environment image when missing.")
+@click.option("--jupyter", is_flag=True, help="Also build the Jupyter stage (tags end in -jupyter).")
+@click.option("--push", is_flag=True, help="Push every tag after building.")
+@click.option("--base-image", help="Build on this image instead of the variant's default (local or mirrored).")
+@click.option("--pip-index-url", metavar="URL", help="pip index to use inside the build, e.g. a local mirror.")
+@click.option("--apt-mirror", metavar="URL", help="apt mirror, e.g. http://mirror.example.org/debian.")
+@click.option("--ca-cert", type=click.Path(dir_okay=False), metavar="FILE",
+              help="PEM certificate(s) to trust during the build (TLS proxy, local mirror).")
+@click.option("--no-cache", is_flag=True, help="Do not use the layer cache.")
+@click.option("--pull/--no-pull", default=None,
+              help="Always pull the base image / never pull it (default: pull only when missing).")
+@click.option("--plain", is_flag=True, help="Plain log lines instead of the live display.")
+@click.pass_context
+def build_command(ctx, env, os_name, repo, build_env, jupyter, push, base_image, pip_index_url, apt_mirror,
+                  ca_cert, no_cache, pull, plain):
+    """Build (and tag, and optionally push) the image of ENV.
+
+    Without ENV, in a folder with tfenv.yaml: resolve tfenv.lock if needed and build the project's image.
+    """
+    from builder import images, progress
+
+    m = load_matrix(ctx)
+    options = images.BuildOptions(repo=repo, jupyter=jupyter, base_image=base_image, pip_index_url=pip_index_url,
+                                  apt_mirror=apt_mirror, ca_cert=ca_cert, no_cache=no_cache, pull=pull, push=push)
+    if env is None:
+        from builder.project import actions
+
+        built = actions.build(m, actions.load(m), options, progress.display(plain), build_env=build_env)
+        click.echo(f"project: {built.image.ref}")
+        return
+    target = m.target(env, os_name)
+    result = images.build(m, target, options, progress.display(plain))
+    for stage in result.stages:
+        click.echo(f"{stage.stage}: {' '.join(stage.refs)}")
+
+
+@click.command("base")
+@click.argument("os_name", metavar="OS", type=click.Choice(["debian11"]))
+@click.option("--tag", help="Image name (default: the one the build looks for, tfenv/debian:bullseye).")
+@click.option("--mirror", metavar="URL", help="Debian mirror for debootstrap, e.g. http://mirror.example.org/debian.")
+@click.option("--plain", is_flag=True, help="Plain log lines instead of the live display.")
+def base_command(os_name, tag, mirror, plain):
+    """Create a base image from debootstrap (root, Linux) when no registry is reachable."""
+    from builder import base, progress
+
+    base.create(os_name, tag, mirror, progress.display(plain))
+
+
+TEST_EXIT_CODES = """\b
+Exit status:
+  0  every check passed (skipped GPU checks allowed)
+  1  checks ran and at least one failed
+  2  could not run: no Docker daemon or docker CLI, no such image, bad input,
+     --gpus all without an NVIDIA runtime
+  130 interrupted (the container is removed all the same)
+
+\b
+On a GPU host: tfenv test tf29 --gpus all"""
+
+
+@click.command("test", epilog=TEST_EXIT_CODES)
+@click.argument("env", required=False)
+@click.option("--os", "os_name", help="OS variant (default: the environment's first).")
+@click.option("--gpus", type=click.Choice(["auto", "all", "none"]), default="auto", show_default=True,
+              help="auto: GPU checks when the Docker daemon has an NVIDIA runtime, else skipped; "
+                   "all: require a GPU; none: CPU checks only.")
+@click.option("--junit-xml", type=click.Path(dir_okay=False, writable=True), help="Also write JUnit XML here.")
+@click.option("--repo", help="Image repository (default: from the matrix).")
+@click.option("--image", "image_ref", metavar="REF",
+              help="Test this image instead; without ENV its io.tfenv.* labels say which environment it is.")
+@click.pass_context
+def test_command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
+    """Run the image checks in a container of ENV's image and report one line per check.
+
+    Without ENV, in a folder with tfenv.yaml: the project's image, plus an import of every requirement.
+
+    CPU checks always run: OS, Python, TensorFlow and its build info, every CUDA soname TF loads, TF's
+    loader log, a CPU op, pip check, non-root user, NVIDIA_* variables, labels. GPU checks run when a GPU
+    is passed in, and are reported as skipped (with the reason) when not.
+    """
+    from builder import dockerhost, report, verify
+    from builder.project import config
+
+    m = load_matrix(ctx)
+    in_project = image_ref is None and env is None and config.find() is not None
+    if image_ref is None and env is None and not in_project:
+        raise click.UsageError("name an environment (e.g. `tfenv test tf29`) or pass --image REF "
+                               "(or run it in a folder with tfenv.yaml)")
+    verify.require_docker_cli()
+    c = dockerhost.client()
+    gpu = dockerhost.resolve_gpus(c, gpus)  # --gpus all without a runtime fails here, before anything starts
+    if in_project:
+        from builder.project import actions
+
+        outcome = actions.test(m, actions.load(m), gpu, junit_xml=junit_xml, repo=repo, client=c)
+    else:
+        target, ref, img, hint = verify.resolve_target(m, c, env, os_name, repo, image_ref)
+        outcome = verify.run(m, target, ref, img.labels or {}, gpu, hint, junit_xml=junit_xml, client=c)
+    report.print_outcome(outcome, rich_output=sys.stdout.isatty())
+    if outcome.failed:
+        raise ChecksFailed(f"{len(outcome.failed)} of {len(outcome.results)} checks failed on {outcome.image}")

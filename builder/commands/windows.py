@@ -1,0 +1,33 @@
+"""Windows and WSL: wsl (the WSL2 setup scripts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from builder.commands.common import load_matrix
+
+
+@click.command("wsl")
+@click.argument("env")
+@click.option("--distro", help="Only this WSL distribution (default: every one the environment was tested on).")
+@click.option("--windows", is_flag=True, help="Write the PowerShell script for the Windows side instead.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
+              help="Write to this file instead of standard output.")
+@click.pass_context
+def wsl_command(ctx, env, distro, windows, output):
+    """Write the script that installs ENV into a venv inside WSL2 (with --windows: the setup.ps1 that
+    prepares Windows and then runs it). The renders for every environment are committed under wsl/."""
+    from dataclasses import replace
+
+    from builder import generated, wsl
+
+    m = load_matrix(ctx)
+    rendered = wsl.render(m, m.env(env), windows=windows, distro=distro)
+    if not output:
+        click.echo(rendered.text, nl=False)
+        return
+    path = Path(output)
+    generated.write([replace(rendered, relpath=path.name)], path.parent)
+    click.echo(str(path), err=True)

@@ -1,0 +1,25 @@
+"""The matrix as plain-dict facts: what the standard-library doctor reads (and its standalone copy carries)."""
+
+from __future__ import annotations
+
+from builder.matrix import Matrix
+
+
+def facts_from_matrix(matrix: Matrix) -> dict:
+    """What doctor needs from the matrix, as JSON-ready data (the schema doctor.py reads)."""
+    envs = {}
+    for env in matrix.envs.values():
+        envs[env.name] = {
+            "tensorflow": env.tensorflow,
+            "python_min": env.python_min,
+            "python_max": env.python_max,
+            "cuda": env.cuda.version,
+            "cuda_full": env.cuda.full,
+            "cudnn": env.cudnn,
+            "sonames": list(env.sonames),
+            "optional_sonames": list(env.optional_sonames),
+            "shims": [s.as_dict() for s in env.shims],
+            "lib_dirs": list(env.cuda.ubuntu.lib_dirs) if env.cuda.ubuntu else [],
+        }
+    cuda = {v: {"full": s.full, "driver_min": dict(s.driver_min)} for v, s in matrix.cuda.items()}
+    return {"schema": 1, "envs": envs, "cuda": cuda}

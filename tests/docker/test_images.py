@@ -1,0 +1,184 @@
+"""builder.images against the real Docker daemon, with tiny Dockerfiles on the local debian base.
+
+Every image and container here carries the label io.tfenv.test=<unique> and is removed by the fixture.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+from docker.errors import ImageNotFound
+
+from builder import dockerhost, images, progress
+from tests.conftest import BASE_IMAGE
+
+BASE = BASE_IMAGE
+ROOT = str(Path(__file__).resolve().parents[2])
+
+
+@pytest.fixture
+def client(docker_client, base_image):
+    return docker_client
+
+
+@pytest.fixture
+def label(client):
+    """A unique io.tfenv.test value; everything carrying it is removed afterwards, also on failure."""
+    value = f"test-images-{uuid.uuid4().hex[:10]}"
+    yield value
+    for ctr in client.containers.list(all=True, filters={"label": f"io.tfenv.test={value}"}):
+        ctr.remove(force=True)
+    for img in client.images.list(filters={"label": f"io.tfenv.test={value}"}):
+        for ref in img.tags:
+            client.images.remove(ref)
+    # Untagged layers of a failed build; newest (children) first.
+    leftovers = client.images.list(all=True, filters={"label": f"io.tfenv.test={value}"})
+    for img in sorted(leftovers, key=lambda i: i.attrs["Created"], reverse=True):
+        with contextlib.suppress(ImageNotFound):  # already gone with its child
+            client.images.remove(img.id, force=True)
+
+
+def dockerfile(label, *steps):
+    return "\n".join([f"FROM {BASE}", f"LABEL io.tfenv.test={label}", *steps]) + "\n"
+
+
+def leftover_containers(client, label):
+    return client.containers.list(all=True, filters={"label": f"io.tfenv.test={label}"})
+
+
+def test_build_tags_counts_steps_and_a_rebuild_is_all_cache(client, label):
+    text = dockerfile(label, "RUN echo hello-from-build > /hello", 'LABEL io.tfenv.env="tiny"')
+    first = images.run_build(client, images.context_tar(text), tag=f"tfenv-ci/tiny:{label}", display=progress.Display())
+    assert first.steps == 4 and first.cacheable == 3 and first.image_id.startswith("sha256:")
+    images.tag(client, first.image_id, f"tfenv-ci/tiny:{label}-alias")
+    image = client.images.get(f"tfenv-ci/tiny:{label}-alias")
+    assert image.id == first.image_id and image.labels["io.tfenv.env"] == "tiny"
+    again = images.run_build(client, images.context_tar(text), tag=f"tfenv-ci/tiny:{label}", display=progress.Display())
+    assert (again.cached, again.image_id) == (3, first.image_id)  # a no-op rebuild is the same image
+
+
+def test_failing_step_names_the_step_shows_its_output_and_leaves_no_container(client, label, capsys):
+    text = dockerfile(label, "RUN echo step-one", "RUN echo the-last-words >&2; exit 3")
+    with pytest.raises(images.BuildFailed) as info:
+        images.run_build(client, images.context_tar(text), tag=f"tfenv-ci/tiny:{label}", display=progress.Display())
+    assert str(info.value) == "build failed at step 4/4 (RUN echo the-last-words >&2; exit 3): exit code 3"
+    assert info.value.exit_code == 1
+    out = capsys.readouterr().out
+    assert "--- last output of step 4/4 ---" in out and "the-last-words" in out.split("--- last output")[1]
+    assert leftover_containers(client, label) == []
+
+
+def test_rich_display_renders_a_build(client, label):
+    import io
+
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=100)
+    display = progress.RichDisplay(console)
+    display.start("tiny")
+    images.run_build(client, images.context_tar(dockerfile(label, "RUN echo rich")), tag=f"tfenv-ci/tiny:{label}",
+                     display=display)
+    display.finish()
+    assert "[3/3]" in console.file.getvalue() and "RUN echo rich" in console.file.getvalue()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_stops_the_build_and_removes_its_container(client, label):
+    script = textwrap.dedent(f"""
+        import sys
+        from builder import dockerhost, images, progress
+        text = {dockerfile(label, "RUN echo started && sleep 300")!r}
+        try:
+            images.run_build(dockerhost.client(), images.context_tar(text), tag="tfenv-ci/tiny:{label}",
+                             display=progress.Display())
+        except KeyboardInterrupt:
+            sys.exit(130)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": ROOT})
+    # Wait until step 3 runs: the LABEL step makes a short-lived container of its own, so a container
+    # alone does not say that the RUN step has started.
+    seen = []
+    watchdog = threading.Timer(120, proc.kill)  # a build that never starts must not hang the suite
+    watchdog.start()
+    try:
+        for line in proc.stdout:
+            seen.append(line)
+            if line.strip() == "started":
+                break
+    finally:
+        watchdog.cancel()
+    assert seen and seen[-1].strip() == "started", "".join(seen)
+    proc.send_signal(signal.SIGINT)
+    rest, _ = proc.communicate(timeout=60)
+    out = "".join(seen) + rest
+    assert proc.returncode == 130, out
+    # Either tfenv removes the step's container or the daemon, cancelling the build, already has.
+    assert re.search(r"build interrupted at step 3/3: (removed its container \w+|no container was left)", out), out
+    assert leftover_containers(client, label) == []
+
+
+def test_missing_base_image_says_how_to_make_it(client):
+    from builder import matrix
+
+    m = matrix.load()
+    nope = f"tfenv-ci/no-such-base:{uuid.uuid4().hex[:8]}"
+    opts = images.BuildOptions(base_image=nope, pull=False)
+    with pytest.raises(images.BaseImageMissing) as info:
+        images.resolve_base(client, m.target("tf29", "debian11"), opts, progress.Display())
+    assert str(info.value) == (f"base image {nope} is not available locally and cannot be pulled "
+                               f"(pulling is off (--no-pull)): create it with `tfenv base debian11 --tag {nope}`")
+    assert images.resolve_base(client, m.target("tf29", "debian11"), images.BuildOptions(base_image=BASE),
+                               progress.Display()) == BASE
+
+
+def test_push_to_an_unreachable_registry_is_one_line(client, label):
+    built = images.run_build(client, images.context_tar(dockerfile(label)), tag=f"tfenv-ci/tiny:{label}",
+                             display=progress.Display())
+    ref = f"127.0.0.1:9/tfenv-ci/tiny:{label}"
+    images.tag(client, built.image_id, ref)
+    with pytest.raises(images.PushFailed) as info:
+        images.push(client, [ref], progress.Display())
+    assert str(info.value).startswith(f"push of {ref} failed: ") and "\n" not in str(info.value)
+
+
+# --- the CLI: every problem is one line and a non-zero exit --------------------------------------------
+
+
+def tfenv(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "builder.cli", *args], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": ROOT, **(env or {})})
+
+
+def test_cli_without_daemon_says_how_to_start_one():
+    result = tfenv("build", "tf29", "--os", "debian11", env={"DOCKER_HOST": "unix:///nonexistent/docker.sock"})
+    assert result.returncode == 2
+    assert result.stderr.startswith("tfenv: error: cannot reach the Docker daemon")
+    assert "start it with" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_cli_ubuntu_base_that_cannot_be_pulled(client):
+    if dockerhost.has_image(client, "ubuntu:20.04"):
+        pytest.skip("ubuntu:20.04 is local here")
+    result = tfenv("build", "tf29", "--os", "ubuntu20.04", "--plain")
+    assert result.returncode == 2, result.stdout + result.stderr
+    line = result.stderr.strip()
+    assert line.startswith("tfenv: error: base image ubuntu:20.04 is not available locally and cannot be pulled (")
+    assert line.endswith("`docker load -i base.tar` here") and "\n" not in line
+
+
+def test_cli_bad_ca_cert_is_one_line(tmp_path):
+    result = tfenv("build", "tf29", "--os", "debian11", "--ca-cert", str(tmp_path / "none.crt"))
+    assert result.returncode == 2
+    missing = tmp_path / "none.crt"
+    assert result.stderr.strip() == f"tfenv: error: --ca-cert {missing}: cannot read: No such file or directory"
