@@ -81,6 +81,8 @@ def project_labels(name: str, base_ref: str, lock_digest: str) -> dict[str, str]
     """Added to the environment's io.tfenv.* labels, which the project image inherits unchanged."""
     return {
         "org.opencontainers.image.title": f"{project_name(name)} (tfenv project)",
+        "org.opencontainers.image.description": f"the project {project_name(name)} on {base_ref}, by tfenv",
+        "org.opencontainers.image.version": lock_digest,
         "org.opencontainers.image.base.name": base_ref,
         "io.tfenv.project": project_name(name),
         "io.tfenv.project-lock": lock_digest,

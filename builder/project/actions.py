@@ -29,12 +29,17 @@ def build(m: Matrix, project: config.Project, options, display: Display, build_e
 
     if options.ca_cert:
         images.read_ca_cert(options.ca_cert)  # a wrong path fails before resolving too
+    c = client or dockerhost.client()
+    base_ref = image.env_image_ref(project, m, options.repo)
+    if not build_env and not dockerhost.has_image(c, base_ref):  # say so before resolving (network, seconds)
+        raise image.EnvImageMissing(f"the {project.environment}/{project.os} image {base_ref} is not built: "
+                                    f"{image.env_build_hint(project, options.repo, m.image.repo)}")
     project_lock, resolved = lock(m, project, options.pip_index_url, options.ca_cert)
     if resolved:
         display.note(f"wrote {project_lock.path.name}: {len(project_lock.pins)} packages on top of "
                      f"{project.environment}")
     described = image.describe(project, m, project_lock, options.repo)
-    return image.build(project, m, described, options, display, client, build_env=build_env)
+    return image.build(project, m, described, options, display, c, build_env=build_env)
 
 
 def current_image(m: Matrix, project: config.Project, c, repo: str | None = None) -> image.ProjectImage:

@@ -36,9 +36,14 @@ class ProjectImage:
     apt: tuple[str, ...]
 
 
+def env_image_ref(project: Project, m: Matrix, repo: str | None = None) -> str:
+    """The environment image the project is FROM: its alias tag, the Jupyter stage's with jupyter: true."""
+    return tags.image_refs(project.target(m), repo or m.image.repo, jupyter=project.jupyter)[1]
+
+
 def describe(project: Project, m: Matrix, lock: ProjectLock, repo: str | None = None) -> ProjectImage:
     target = project.target(m)
-    base_ref = tags.image_refs(target, repo or m.image.repo, jupyter=project.jupyter)[1]
+    base_ref = env_image_ref(project, m, repo)
     name = tags.project_name(project.root.name)
     ref = tags.project_ref(name, target, project.jupyter, lock.digest)
     return ProjectImage(name, target, project.jupyter, base_ref, ref, lock, project.apt)
@@ -59,8 +64,8 @@ def dockerfile(image: ProjectImage, m: Matrix) -> str:
 
 def env_build_hint(project: Project, repo: str | None = None, default_repo: str | None = None) -> str:
     repo_arg = f" --repo {repo}" if repo and repo != default_repo else ""
-    return (f"tfenv build {project.environment} --os {project.os}{' --jupyter' if project.jupyter else ''}"
-            f"{repo_arg} (outside the project folder, or with --build-env here)")
+    return (f"build it with `tfenv build {project.environment} --os {project.os}"
+            f"{' --jupyter' if project.jupyter else ''}{repo_arg}`, or run `tfenv build --build-env` here")
 
 
 @dataclass
@@ -81,7 +86,7 @@ def build(project: Project, m: Matrix, image: ProjectImage, options, display: Di
     c = c or dockerhost.client()
     if not dockerhost.has_image(c, image.base_ref):
         if not build_env:
-            raise EnvImageMissing(f"the {image.target.key} image {image.base_ref} is not built: "
+            raise EnvImageMissing(f"the {project.environment}/{project.os} image {image.base_ref} is not built: "
                                   f"{env_build_hint(project, options.repo, m.image.repo)}")
         env_options = dataclasses.replace(options, jupyter=project.jupyter, push=False)
         images.build(m, image.target, env_options, display, c)

@@ -1,4 +1,5 @@
-"""`tfenv ps` (CPU, memory, GPU memory) and `tfenv shell` on a real running container of the base image.
+"""`tfenv ps` (CPU, memory, GPU memory) and `tfenv shell` on a real running container of the base image, and
+a project build that stops before resolving when its environment image is missing.
 
 GPU memory comes from the FAKE nvidia-smi (tests/fakes), copied into the container: there is no GPU here.
 """
@@ -59,3 +60,14 @@ def test_shell_opens_bash_in_the_named_container(running_container, tmp_path):
     missing = tfenv("shell", "tfenv-it-no-such-container", cwd=tmp_path)
     assert missing.returncode == 2 and "no running tfenv container named tfenv-it-no-such-container" in \
         missing.stderr
+
+
+def test_project_build_without_the_environment_image_says_how_to_build_it(tmp_path, docker_client):
+    (tmp_path / "tfenv.yaml").write_text("environment: tf28\nos: debian11\njupyter: true\n", encoding="utf-8")
+    result = tfenv("build", "--repo", "tfenv-it-absent/tensorflow", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "tfenv: error: the tf28/debian11 image tfenv-it-absent/tensorflow:tf28-debian11-jupyter is not built: "
+        "build it with `tfenv build tf28 --os debian11 --jupyter --repo tfenv-it-absent/tensorflow`, or run "
+        "`tfenv build --build-env` here")
+    assert not (tmp_path / "tfenv.lock").exists()  # refused before resolving
