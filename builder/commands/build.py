@@ -7,7 +7,7 @@ import sys
 import click
 
 from builder.commands.common import load_matrix
-from builder.errors import ChecksFailed
+from builder.errors import ChecksFailed, TfenvError
 
 
 @click.command("build")
@@ -41,6 +41,10 @@ def build_command(ctx, env, os_name, repo, build_env, jupyter, push, base_image,
     if env is None:
         from builder.project import actions
 
+        for flag, given in (("--os", os_name), ("--jupyter", jupyter), ("--base-image", base_image),
+                            ("--pull/--no-pull", pull is not None)):
+            if given:
+                raise TfenvError(f"{flag} does not apply to a project's image (tfenv.yaml says what it is built on)")
         built = actions.build(m, actions.load(m), options, progress.display(plain), build_env=build_env)
         click.echo(f"project: {built.image.ref}")
         return

@@ -93,6 +93,8 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
     if env is None:
         from builder.project import actions
 
+        if os_name:
+            raise TfenvError("--os does not apply in a project folder: tfenv.yaml names the OS variant")
         project = actions.load(m)
         env = project.environment
         if jupyter and not project.jupyter:

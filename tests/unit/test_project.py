@@ -280,3 +280,16 @@ def test_the_schema_check_can_fail(schema_validator):
     assert list(schema_validator.iter_errors({"image": "x", "hostRequirements": {"gpu": "sometimes"}}))
     assert list(schema_validator.iter_errors({"image": "x", "forwardPorts": "8888"}))
     assert list(schema_validator.iter_errors({"image": "x", "remoteUsr": "tf"}))  # unknown keys are refused
+
+
+@pytest.mark.parametrize("args, says", [
+    (["build", "--os", "ubuntu20.04"], "--os does not apply to a project's image"),
+    (["build", "--jupyter"], "--jupyter does not apply to a project's image"),
+    (["build", "--push"], "--push is for environment images"),
+    (["run", "--os", "debian11", "--", "python"], "--os does not apply in a project folder"),
+])
+def test_options_a_project_decides_are_refused_in_one_line(tmp_path, args, says):
+    write(tmp_path, "environment: tf29\nos: debian11\n")
+    result = subprocess.run(TFENV + args, cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 2 and result.stderr.startswith(f"tfenv: error: {says}"), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
