@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -141,4 +142,27 @@ def test_a_requirement_that_moves_a_pin_is_refused_before_building(built_project
                       "drop the bound or use numpy==1.24.1 (nothing was built)"], result.stderr
     assert "Step " not in result.stdout + result.stderr
     assert {i.id for i in project_repo_images(docker_client, built_project["repo"])} == images_before
+    assert (folder / "tfenv.lock").read_text(encoding="utf-8") == lock_before
+
+
+def test_lock_refreshes_and_a_dependency_conflict_names_the_newest_fit(built_project):
+    folder = built_project["folder"]
+    lock_before = (folder / "tfenv.lock").read_text(encoding="utf-8")
+    refreshed = tfenv("lock", cwd=folder, timeout=300)
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert refreshed.stdout.startswith(str(folder / "tfenv.lock"))
+    assert (folder / "tfenv.lock").read_text(encoding="utf-8") == lock_before  # same inputs, same resolution
+    requirements = folder / "requirements.txt"
+    requirements.write_text(REQUIREMENTS + "opencv-python-headless==4.12.0.88\n", encoding="utf-8")
+    try:
+        result = tfenv("lock", cwd=folder, timeout=300)
+    finally:
+        requirements.write_text(REQUIREMENTS, encoding="utf-8")
+    assert result.returncode == 2
+    line = result.stderr.strip()
+    match = re.fullmatch(r"tfenv: error: requirements.txt: opencv-python-headless 4\.12\.0\.88 needs numpy>=2\S*, "
+                         r"tf29 pins numpy 1\.24\.1; opencv-python-headless (\S+) fits \(nothing was built\)", line)
+    assert match, line
+    fit = tuple(int(p) for p in match.group(1).split("."))
+    assert fit < (4, 12)  # the newest that fits comes from the index, below the version that does not
     assert (folder / "tfenv.lock").read_text(encoding="utf-8") == lock_before
