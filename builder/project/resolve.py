@@ -196,12 +196,18 @@ def _uv() -> str:
     return uv
 
 
-def compile_(lines: list[str], target: Target, jupyter: bool, index_url: str | None = None,
+def compile_(lines: list[str], folder: Path, target: Target, jupyter: bool, index_url: str | None = None,
              ca_cert: str | None = None) -> subprocess.CompletedProcess:
-    """uv pip compile for the image's Python and platform, with the environment's lock(s) as constraints."""
-    with tempfile.TemporaryDirectory(prefix="tfenv-resolve-") as tmp:
-        req = Path(tmp) / "requirements.in"
-        req.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    """uv pip compile for the image's Python and platform, with the environment's lock(s) as constraints.
+
+    The requirements go to a short-lived hidden file in `folder` (the requirements file's), so that its
+    relative `-r`/`-c` includes resolve as they do for pip.
+    """
+    fd, name = tempfile.mkstemp(prefix=".tfenv-resolve-", suffix=".txt", dir=str(folder))
+    req = Path(name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
         cmd = [_uv(), "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",
                "--python-version", target.python, "--python-platform", env_lock.PYTHON_PLATFORM]
         for path in constraint_paths(target, jupyter):
@@ -216,6 +222,8 @@ def compile_(lines: list[str], target: Target, jupyter: bool, index_url: str | N
         except subprocess.TimeoutExpired:
             raise ResolveFailed(f"uv did not resolve within {UV_TIMEOUT_S} s: is the package index reachable?") \
                 from None
+    finally:
+        req.unlink()
 
 
 def resolve(project: Project, target: Target, index_url: str | None = None,
@@ -224,7 +232,7 @@ def resolve(project: Project, target: Target, index_url: str | None = None,
     lines = requirement_lines(project)
     if not top_level_names(lines):
         return []
-    result = compile_(lines, target, project.jupyter, index_url, ca_cert)
+    result = compile_(lines, project.requirements_path.parent, target, project.jupyter, index_url, ca_cert)
     if result.returncode != 0:
         raise explain_failure(result.stderr, lines, project, target, index_url, ca_cert)
     pins = env_pins(target, project.jupyter)
@@ -258,7 +266,7 @@ def parse_conflict(stderr: str, pins: dict[str, str], top_names: list[str]) -> C
     return None
 
 
-def newest_fit(name: str, lines: list[str], target: Target, jupyter: bool, index_url: str | None,
+def newest_fit(name: str, lines: list[str], folder: Path, target: Target, jupyter: bool, index_url: str | None,
                ca_cert: str | None) -> str | None:
     """The newest version of requirement `name` that resolves with the pins, its version bound dropped."""
     relaxed = []
@@ -268,7 +276,7 @@ def newest_fit(name: str, lines: list[str], target: Target, jupyter: bool, index
             relaxed.append(match.group("name") + (match.group("extras") or ""))
         else:
             relaxed.append(line)
-    result = compile_(relaxed, target, jupyter, index_url, ca_cert)
+    result = compile_(relaxed, folder, target, jupyter, index_url, ca_cert)
     if result.returncode != 0:
         return None
     for line in result.stdout.splitlines():
@@ -310,6 +318,7 @@ def explain_failure(stderr: str, lines: list[str], project: Project, target: Tar
     subject = info.top or info.package
     fit = None
     if normalize(subject) != normalize(info.dep):
-        fit = newest_fit(subject, lines, target, project.jupyter, index_url, ca_cert)
+        fit = newest_fit(subject, lines, project.requirements_path.parent, target, project.jupyter, index_url,
+                         ca_cert)
     message = conflict_message(info, target.env.name, source, fit)
     return Conflict(message if message.startswith(source) else f"{source}: {message}")
