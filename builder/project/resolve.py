@@ -24,6 +24,8 @@ from builder.errors import TfenvError
 from builder.matrix import Matrix, Target
 from builder.project.config import Project
 
+normalize = env_lock.normalize
+
 UV_TIMEOUT_S = 300  # a cold resolution downloads metadata; a stuck index must not hang the build
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _SPEC = r"[<>=!~][^\s]*"
@@ -51,10 +53,6 @@ class ConflictInfo:
     wanted: str  # what package wanted of dep, e.g. ">=2,<2.3.0"
     pin: str  # the environment's version of dep
     top: str | None = None  # the user's requirement that led there, when it is not `package`
-
-
-def normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 # --- inputs ----------------------------------------------------------------------------------------
