@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -166,3 +167,20 @@ def test_lock_refreshes_and_a_dependency_conflict_names_the_newest_fit(built_pro
     fit = tuple(int(p) for p in match.group(1).split("."))
     assert fit < (4, 12)  # the newest that fits comes from the index, below the version that does not
     assert (folder / "tfenv.lock").read_text(encoding="utf-8") == lock_before
+
+
+def test_jupyter_runs_on_the_project_image(built_project, docker_client):
+    name = f"tfenv-it-project-jupyter-{uuid.uuid4().hex[:6]}"
+    folder = built_project["folder"]
+    started = tfenv("run", "--repo", built_project["env_repo"], "--gpus", "none", "--jupyter", "--detach",
+                    "--name", name, cwd=folder, timeout=300)
+    try:
+        assert started.returncode == 0, started.stderr
+        url = started.stdout.strip().splitlines()[-1]
+        assert url.startswith("http://127.0.0.1:") and "/lab?token=" in url, started.stdout
+        with urllib.request.urlopen(url, timeout=30) as resp:
+            assert resp.status == 200
+        assert docker_client.containers.get(name).image.tags == [built_project["ref"]]
+    finally:
+        stop = tfenv("stop", name, cwd=folder, timeout=120)
+    assert stop.returncode == 0, stop.stderr
