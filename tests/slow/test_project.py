@@ -62,6 +62,10 @@ def built_project(tmp_path_factory, tf29_image, docker_client):
             for tag in img.tags:
                 with contextlib.suppress(DockerException):
                     docker_client.images.remove(tag, noprune=False)
+        # the certificate stage's untagged images (labelled with the project's name by the Dockerfile)
+        for img in docker_client.images.list(filters={"dangling": True, "label": f"io.tfenv.project={folder.name}"}):
+            with contextlib.suppress(DockerException):
+                docker_client.images.remove(img.id, noprune=False)
 
 
 def test_build_writes_the_lock_and_tags_the_image(built_project, docker_client):

@@ -233,7 +233,9 @@ def test_project_image_is_from_the_environments_jupyter_stage_and_labelled(tmp_p
     p, img = described(tmp_path, m)
     assert img.base_ref == "tfenv/tensorflow:tf29-debian11-jupyter"
     text = image.dockerfile(img, m)
-    assert "ARG TFENV_BASE=tfenv/tensorflow:tf29-debian11-jupyter\nFROM ${TFENV_BASE}\n" in text
+    assert text.count("FROM ${TFENV_BASE}") == 2 and "ARG TFENV_BASE=tfenv/tensorflow:tf29-debian11-jupyter\n" in text
+    # the install layers do not depend on the Dockerfile itself: only the certificate reaches them
+    assert "FROM ${TFENV_BASE}\nUSER 0\nCOPY --from=ca /tmp/ca/ /tmp/tfenv-project/\n" in text
     assert "pip install --no-cache-dir --no-deps \\\n      pandas==2.0.3 \\\n && pip check" in text
     assert f'io.tfenv.project-lock="{img.lock.digest}"' in text and 'io.tfenv.project="' in text
     assert text.rstrip().endswith("WORKDIR /workspace\nUSER 1000")
