@@ -44,6 +44,8 @@ COMMANDS = {
              "Create the debian11 base image from debootstrap (no registry)."),
     "doctor": ("diagnose:doctor_command", "Diagnose",
                "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
+    "explain": ("diagnose:explain_command", "Diagnose",
+                "Explain a pasted TF error log: cause, evidence, the fix for its platform."),
     "wsl": ("windows:wsl_command", "Windows and WSL",
             "Write the WSL2 setup script of an environment (--windows: PowerShell)."),
     "matrix": ("maintain:matrix_command", "Maintain the matrix", "Show the version matrix (table, --json or --yaml)."),
@@ -91,7 +93,7 @@ class LazyGroup(click.Group):
               help="Use this matrix file instead of the packaged matrix.yaml.")
 @click.pass_context
 def cli(ctx, matrix_path):
-    """Known-good TensorFlow 2.2-2.9 GPU environments, and why your machine fails."""
+    """Known-good TensorFlow 2.2-2.10 GPU environments, and why your machine fails."""
     ctx.obj = {"matrix_path": matrix_path}
 
 

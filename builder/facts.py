@@ -20,6 +20,13 @@ def facts_from_matrix(matrix: Matrix) -> dict:
             "optional_sonames": list(env.optional_sonames),
             "shims": [s.as_dict() for s in env.shims],
             "lib_dirs": list(env.cuda.ubuntu.lib_dirs) if env.cuda.ubuntu else [],
+            "pins": dict(env.pins),  # explain names the numpy/protobuf pin of the environment's lock
         }
+    for env in matrix.envs.values():
+        # The DLL names of native Windows, where the matrix has them (else doctor derives them from the sonames).
+        windows = getattr(env, "windows_sonames", None)
+        if windows:
+            envs[env.name]["windows_sonames"] = list(windows)
+            envs[env.name]["windows_optional"] = list(getattr(env, "windows_optional", None) or ())
     cuda = {v: {"full": s.full, "driver_min": dict(s.driver_min)} for v, s in matrix.cuda.items()}
     return {"schema": 1, "envs": envs, "cuda": cuda}

@@ -11,16 +11,25 @@ from pathlib import Path
 
 from builder.errors import TfenvError
 
+# Line ends, as .gitattributes checks files out on every OS: PowerShell scripts CRLF, everything else LF.
+CRLF_SUFFIXES = (".ps1",)
+
 
 @dataclass(frozen=True)
 class Generated:
     relpath: str  # relative to the checkout, e.g. dockerfiles/tf29/debian11/Dockerfile
-    text: str
+    text: str  # with its final line ends (CRLF_SUFFIXES: CRLF), so the committed file is byte for byte this
     executable: bool = False  # a script run as a program (install.sh)
+
+    def __post_init__(self):
+        text = self.text.replace("\r\n", "\n")
+        if self.relpath.endswith(CRLF_SUFFIXES):
+            text = text.replace("\n", "\r\n")
+        object.__setattr__(self, "text", text)
 
 
 def write(items: list[Generated], root: Path) -> list[Path]:
-    """Write with LF line ends on every OS (the files run in Linux); scripts are made executable."""
+    """Write byte for byte on every OS (newline="": LF, CRLF for PowerShell); scripts are made executable."""
     written = []
     for item in items:
         path = root / item.relpath
@@ -47,7 +56,7 @@ def check(items: list[Generated], root: Path, stale_globs: tuple[str, ...] = ())
         path = root / item.relpath
         if not path.is_file():
             problems.append(f"{item.relpath}: missing")
-        elif path.read_text(encoding="utf-8") != item.text:
+        elif path.read_bytes() != item.text.encode("utf-8"):  # bytes: line ends are part of the file
             problems.append(f"{item.relpath}: differs from matrix.yaml")
     for pattern in stale_globs:
         for path in sorted(root.glob(pattern)):

@@ -16,7 +16,7 @@ from builder.errors import ChecksFailed, TfenvError
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--import", "do_import", is_flag=True, help="Also import TensorFlow once and read its loader log.")
 @click.option("--write-standalone", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write a single-file doctor.py with the matrix facts inlined, and exit.")
+              help="Write the standalone doctor (one file, Python 3.6+, facts inside; --explain LOG too), and exit.")
 @click.option("--write-facts", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write the matrix facts as JSON (doctor-facts.json beside doctor.py), and exit.")
 @click.pass_context
@@ -30,10 +30,12 @@ def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_fa
         m.env(env_name)  # unknown names: one line with the nearest match, exit 2
     facts = facts_from_matrix(m)
     if write_standalone or write_facts:
-        for path, text in ((write_standalone, doctor.standalone_source(facts)),
-                           (write_facts, json.dumps(facts, indent=2, sort_keys=True) + "\n")):
+        from builder.doctor import standalone
+
+        for path, data in ((write_standalone, lambda: standalone.build(facts)),
+                           (write_facts, lambda: (json.dumps(facts, indent=2, sort_keys=True) + "\n").encode())):
             if path:
-                _write(Path(path), text)
+                _write(Path(path), data())
                 click.echo(path)
         return
     try:
@@ -45,8 +47,69 @@ def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_fa
         raise ChecksFailed(f"{len(report.failed)} doctor check(s) failed; the fixes are above")
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, data: bytes) -> None:
     try:
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(data)
     except OSError as exc:
         raise TfenvError(f"cannot write {path}: {exc.strerror}") from None
+
+
+@click.command("explain")
+@click.argument("source", metavar="[FILE|-]", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the diagnosis as JSON.")
+@click.option("--platform", type=click.Choice(["windows", "wsl1", "wsl2", "linux"]),
+              help="The platform the log comes from (default: inferred from the log).")
+@click.option("--tf", "tf_version", metavar="VERSION", help="The TensorFlow version (default: inferred).")
+@click.option("--cuda", "cuda_version", metavar="VERSION", help="The CUDA version installed (default: inferred).")
+@click.pass_context
+def explain_command(ctx, source, as_json, platform, tf_version, cuda_version):
+    """Read a TensorFlow log, traceback or console session (FILE, or stdin when piped) and explain each problem,
+    root cause first: what went wrong, the lines it shows, the fix for that platform, and the tfenv way.
+
+    Offline. Exit status 0 when something was explained, 1 when nothing was recognised, 2 for input that is
+    not a readable text log.
+    """
+    import sys
+
+    from builder import diagnose
+    from builder.diagnose.textio import Unreadable, read_path
+    from builder.facts import facts_from_matrix
+
+    if source is None:
+        if sys.stdin.isatty():
+            raise TfenvError("give a log FILE, or pipe a log in: tfenv explain - < log.txt")
+        source = "-"
+    try:
+        text = read_path(source)
+    except Unreadable as exc:
+        raise TfenvError(str(exc)) from None
+    result = diagnose.explain(text, facts_from_matrix(load_matrix(ctx)), platform=platform, tf=tf_version,
+                              cuda=cuda_version)
+    if as_json:
+        click.echo(json.dumps(result.as_dict(), indent=2))
+    elif sys.stdout.isatty():
+        _print_rich(result)
+    else:
+        click.echo(diagnose.format_text(result), nl=False)
+    ctx.exit(0 if result.explained else 1)
+
+
+def _print_rich(result) -> None:
+    """The text report with colour on a terminal (the diagnosis core itself stays standard-library only)."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from builder.diagnose.report import UNDECIDED, context_line
+
+    console = Console(highlight=False)
+    console.print(f"[dim]Read {result.log.line_count} line(s): {escape(context_line(result.context))}.[/dim]")
+    if not result.findings:
+        console.print(f"\n[yellow]{escape(UNDECIDED)}[/yellow]")
+    for i, f in enumerate(result.findings, 1):
+        colour = "green" if f.harmless else "bold red" if i == 1 else "red"
+        console.print(f"\n[{colour}]{i}. {escape(f.title)}[/{colour}] [dim]\\[{f.id}][/dim]")
+        for n in f.evidence:
+            console.print(f"   [dim]line {n}:[/dim] [cyan]{escape(result.log.line_text(n))}[/cyan]")
+        for label, body in (("why", f.cause), ("fix", f.fix), ("tfenv", f.tfenv)):
+            if body:
+                console.print(f"   [bold]{label}:[/bold] {escape(body)}")

@@ -26,7 +26,8 @@ def wsl_command(ctx, env, distro, windows, output):
     m = load_matrix(ctx)
     rendered = wsl.render(m, m.env(env), windows=windows, distro=distro)
     if not output:
-        click.echo(rendered.text, nl=False)
+        # Standard output is text: the platform adds its own line ends (CRLF on Windows), so give it LF.
+        click.echo(rendered.text.replace("\r\n", "\n"), nl=False)
         return
     path = Path(output)
     generated.write([replace(rendered, relpath=path.name)], path.parent)

@@ -6,14 +6,14 @@ import os
 
 import pytest
 
-from builder import tf_log
+from builder.diagnose import loader
 from builder.suites._support import check
 
 
 def _lib_fix(expect, soname: str, dlerror: str | None = None) -> str:
     """The parser's fix for a library that does not load, knowing the matrix's shims."""
     shims = [(s["link"], s["to"]) for s in expect["shims"]]
-    return tf_log.fix_hint(tf_log.LoadFailure(soname, dlerror, None, ""), shims=shims)
+    return loader.fix_hint(loader.LoadFailure(soname, dlerror, None, ""), shims=shims)
 
 
 def test_soname_loads(libs, expect, soname):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from builder import tf_log
+from builder.diagnose import loader
 from builder.suites._support import check
 
 pytestmark = pytest.mark.gpu
@@ -31,18 +31,18 @@ def test_cuda_device_count(libs, expect, gpu):
 def test_tf_lists_gpu(tf_probe, expect, gpu):
     """tf.config.list_physical_devices('GPU') is not empty"""
     data = tf_probe.require("import tensorflow", gpu["fix"])
-    log = tf_log.parse(tf_probe.stderr)
+    log = loader.loader_log(tf_probe.stderr)
     why = f"; cuInit: {log.cuinit_error}" if log.cuinit_error else ""
-    fix = tf_log.cuinit_hint(log.cuinit_error) if log.cuinit_error else gpu["fix"]
+    fix = loader.cuinit_hint(log.cuinit_error) if log.cuinit_error else gpu["fix"]
     check(bool(data["gpus"]), f"TensorFlow lists no GPU{why}", fix)
 
 
 def test_loader_log_clean(tf_probe, expect, gpu):
     """with a GPU, TF logs no `Could not load dynamic library` at all"""
     tf_probe.require("import tensorflow", gpu["fix"])
-    failures = tf_log.parse(tf_probe.stderr).failures_except(())
+    failures = loader.loader_log(tf_probe.stderr).failures_except(())
     check(not failures, "; ".join(f.line for f in failures),
-          " / ".join(tf_log.fix_hint(f, present=expect["sonames"]) for f in failures))
+          " / ".join(loader.fix_hint(f, present=expect["sonames"]) for f in failures))
 
 
 def test_gpu_matmul(tf_probe, gpu):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builder import tf_log
+from builder.diagnose import loader
 from builder.suites._support import check
 
 IMPORT_FIX = "`import tensorflow` must work before anything else: rebuild the image ({hint})"
@@ -42,12 +42,12 @@ def test_build_info(tf_probe, expect):
 def test_loader_log(tf_probe, expect):
     """importing TF and listing devices logs no `Could not load dynamic library` but for the driver"""
     _data(tf_probe, expect)
-    log = tf_log.parse(tf_probe.stderr)
-    ignored = [tf_log.DRIVER_LIBRARY, *expect["optional_sonames"]]  # the driver comes with --gpus; TensorRT is optional
+    log = loader.loader_log(tf_probe.stderr)
+    ignored = [loader.DRIVER_LIBRARY, *expect["optional_sonames"]]  # the driver comes with --gpus; TensorRT is optional
     failures = log.failures_except(ignored)
     shims = [(s["link"], s["to"]) for s in expect["shims"]]
     check(not failures, "; ".join(f.line for f in failures),
-          " / ".join(tf_log.fix_hint(f, present=expect["sonames"], shims=shims) for f in failures))
+          " / ".join(loader.fix_hint(f, present=expect["sonames"], shims=shims) for f in failures))
 
 
 def test_cpu_op(tf_probe, expect):

@@ -54,7 +54,7 @@ def test_unknown_environment_is_one_line_with_suggestion():
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "tfenv: error: unknown environment 'tf-29'; did you mean 'tf29'? "
-        "(known: tf22, tf22-cuda101, tf23, tf24, tf25, tf26, tf27, tf28, tf29)"
+        "(known: tf22, tf22-cuda101, tf23, tf24, tf25, tf26, tf27, tf28, tf29, tf210)"
     ]
     assert "Traceback" not in result.stderr
 
@@ -76,7 +76,7 @@ def test_render_all_to_a_folder(tmp_path):
     result = tfenv("render", "--all", "--out", str(tmp_path))
     assert result.returncode == 0, result.stderr
     rendered = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("Dockerfile"))
-    assert "dockerfiles/tf29/debian11/Dockerfile" in rendered and len(rendered) == 23
+    assert "dockerfiles/tf29/debian11/Dockerfile" in rendered and len(rendered) == 25  # every env x OS variant
 
 
 def test_render_unknown_os_variant():

@@ -42,7 +42,7 @@ def test_driver_between_compat_and_ga_minimum_warns_about_minor_version_compatib
     report = doctor.diagnose(facts, host, "tf29")
     driver = by_id(report)["driver"]
     assert driver.status == "warn" and "minor-version compatibility" in driver.message
-    assert report.recommendation["env"] == "tf29" and "PTX JIT" in report.recommendation["note"]
+    assert report.recommendation["env"] == "tf210" and "PTX JIT" in report.recommendation["note"]
     assert not report.failed
 
 
@@ -108,6 +108,19 @@ def test_windows_with_only_cudart64_102(tmp_path, facts):
                                              "cusolver64_10.dll, cusparse64_10.dll, cudnn64_7.dll, cupti64_101.dll")
     assert "lib:driver" not in checks  # nvcuda.dll is in System32
     assert checks["docker"].status == "warn"  # no docker CLI on this fake PATH
+
+
+def test_windows_dlls_in_a_venvs_nvidia_wheels_are_found_beside_path(tmp_path, facts):
+    """NVIDIA's win_amd64 wheels put their DLLs in site-packages\\nvidia\\<pkg>\\bin: doctor finds them there and
+    says to put that folder on PATH (what tfenv's venv hook does), not that they are missing."""
+    host = hosts.windows_cudart102_host(tmp_path)
+    site = tmp_path / "venv" / "Lib" / "site-packages"
+    hosts.tree(tmp_path, [str((site / "nvidia" / "cudnn" / "bin" / "cudnn64_8.dll").relative_to(tmp_path))])
+    host.site_dirs = [str(site)]
+    checks = by_id(doctor.diagnose(facts, host, "tf29"))
+    cudnn = checks["lib:cudnn64_8.dll"]
+    assert cudnn.status == "fail" and cudnn.message.startswith("cudnn64_8.dll is in ")
+    assert cudnn.fix == f"set PATH={site / 'nvidia' / 'cudnn' / 'bin'};%PATH%"
 
 
 def test_wsl2_with_a_linux_driver_installed_inside(tmp_path, facts):
@@ -215,3 +228,20 @@ def test_import_check_reports_tensorflow_missing(tmp_path):
     (check,) = doctor.check_import(host)
     assert check.status == "fail" and check.message == (
         "import tensorflow failed: ModuleNotFoundError: No module named 'tensorflow'")
+
+
+def test_import_check_reads_tfs_log_with_the_explain_core(tmp_path, facts):
+    """A FAKE runner stands in for the interpreter: it prints what TF 2.9 prints on a host without CUDA 11."""
+    def runner(args, env, timeout):
+        assert args[1:3] == ["-c", doctor.tfimport.IMPORT_CODE] and env["TF_CPP_MIN_LOG_LEVEL"] == "0"
+        return doctor.Run(0, "TFENV_TF=2.9.3\nTFENV_GPUS=0\n", TF_LOG)
+
+    host = hosts.linux_host(tmp_path)
+    host.runner = runner
+    checks = doctor.check_import(host, facts)
+    ids = [c.id for c in checks]
+    assert ids[:3] == ["import:lib", "import:lib", "import:lib"] and ids[-1] == "import"
+    explained = {c.id: c for c in checks if c.id.startswith("explain:")}
+    assert explained["explain:missing-cuda-runtime"].status == "fail"
+    assert "cudart" in explained["explain:missing-cuda-runtime"].message
+    assert checks[-1].message == "TensorFlow 2.9.3 sees no GPU; cuInit: UNKNOWN ERROR (303)"

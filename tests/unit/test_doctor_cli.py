@@ -53,7 +53,7 @@ def test_unknown_env_is_one_line_exit_2():
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "tfenv: error: unknown environment 'tf-29'; did you mean 'tf29'? "
-        "(known: tf22, tf22-cuda101, tf23, tf24, tf25, tf26, tf27, tf28, tf29)"]
+        "(known: tf22, tf22-cuda101, tf23, tf24, tf25, tf26, tf27, tf28, tf29, tf210)"]
     assert "doctor" in tfenv("--help").stdout
 
 
@@ -65,18 +65,22 @@ def standalone(tmp_path):
     return path
 
 
-def _old_pythons():
-    """This interpreter and the oldest one tfenv supports (3.8) when the machine has it."""
-    found = [sys.executable]
-    pyenv = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.8*/bin/python3.8")))
-    for candidate in [shutil.which("python3.8")] + pyenv:
-        if candidate and subprocess.run([candidate, "-c", "pass"], capture_output=True).returncode == 0:
-            return found + [candidate]
-    return found
+PYTHONS = ("3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13")
 
 
-@pytest.mark.parametrize("python", _old_pythons())
-def test_standalone_runs_with_the_standard_library_only(standalone, tmp_path, python):
+def _python(version):
+    """~/.pyenv's interpreter of that version; absent: skip here, fail in CI (the CI machine has them all)."""
+    found = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}")))
+    if not found:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Python {version} is not under ~/.pyenv/versions")
+        pytest.skip(f"Python {version} is not under ~/.pyenv/versions")
+    return found[-1]
+
+
+@pytest.mark.parametrize("version", PYTHONS)
+def test_standalone_runs_with_the_standard_library_only(standalone, tmp_path, version):
+    python = _python(version)
     # -S -I: no site-packages, no PYTHONPATH: click, yaml, docker and rich cannot be imported
     result = subprocess.run([python, "-S", "-I", str(standalone), "--env", "tf22", "--json"],
                             capture_output=True, text=True, cwd=tmp_path)
@@ -84,14 +88,49 @@ def test_standalone_runs_with_the_standard_library_only(standalone, tmp_path, py
     data = json.loads(result.stdout)
     assert data["env"] == "tf22" and data["ok"] is (result.returncode == 0)
     assert any(c["id"] == "libraries" for c in data["checks"])
+    assert data["host"]["python"].startswith(version + ".")
+
+
+@pytest.mark.parametrize("version", PYTHONS)
+def test_standalone_explains_a_log(standalone, tmp_path, version):
+    """What a Windows user with nothing but Python does: paste the log into a file (PowerShell 5.1 writes
+    UTF-16), run the doctor with --explain."""
+    python = _python(version)
+    log = tmp_path / "log.txt"
+    log.write_bytes(b"\xff\xfe" + ("W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load "
+                                    "dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found\r\n"
+                                    ).encode("utf-16-le"))
+    result = subprocess.run([python, "-S", "-I", str(standalone), "--explain", str(log), "--json"],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    top = data["findings"][0]
+    assert top["id"] == "missing-cuda-runtime" and "v10.1\\bin" in top["fix"] and "LD_LIBRARY_PATH" not in top["fix"]
+    assert data["context"]["envs"][0] == "tf23"  # the facts inside the file name the environment
+    text = subprocess.run([python, "-S", "-I", str(standalone), "--explain", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert text.returncode == 2 and "is a directory" in text.stderr and "Traceback" not in text.stderr
+
+
+def test_standalone_is_one_file_with_the_packages_and_facts(standalone):
+    import zipfile
+
+    with zipfile.ZipFile(standalone) as z:
+        names = z.namelist()
+        facts = json.loads(z.read("builder/doctor/doctor-facts.json"))
+    assert "__main__.py" in names and "builder/diagnose/rules/wsl1.py" in names
+    assert not any(n.endswith((".pyc", ".j2", ".yaml")) for n in names)
+    assert "tf22" in facts["envs"] and "tf210" in facts["envs"] and facts["envs"]["tf29"]["pins"]["numpy"] == "1.24.1"
 
 
 def test_standalone_bad_input_and_missing_facts(standalone, tmp_path):
     bad = subprocess.run([sys.executable, "-S", str(standalone), "--env", "tf99"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("doctor: error: unknown environment 'tf99'")
+    from builder.doctor import standalone as bundle
+
     bare = tmp_path / "bare" / "doctor.py"
     bare.parent.mkdir()
-    shutil.copy(os.path.join(ROOT, "builder", "doctor.py"), bare)
+    bare.write_bytes(bundle.build(facts=None))  # the same file without the facts inside
     no_facts = subprocess.run([sys.executable, "-S", str(bare), "--env", "tf29"], capture_output=True, text=True)
     assert no_facts.returncode == 2 and "no matrix facts" in no_facts.stderr
     assert tfenv("doctor", "--write-facts", str(bare.parent / "doctor-facts.json")).returncode == 0

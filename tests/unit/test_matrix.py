@@ -119,3 +119,17 @@ def test_missing_file(tmp_path):
     with pytest.raises(MatrixError) as err:
         matrix.load(tmp_path / "nope.yaml")
     assert str(err.value).endswith("nope.yaml: cannot read: No such file or directory")
+
+
+@pytest.mark.parametrize("env, major_ok", [("tf210", lambda major: major >= 2), ("tf29", lambda major: major < 2)])
+def test_flatbuffers_in_the_locks_follows_tensorflow(env, major_ok):
+    """TF 2.10 requires flatbuffers>=2, TF 2.9 <2: every lock of each (Python 3.8 and 3.9) honours it."""
+    from builder import lock
+
+    m = matrix.load()
+    targets = [t for t in lock.lock_targets(m) if t.env.name == env]
+    assert {t.python for t in targets} == {"3.8", "3.9"}
+    for target in targets:
+        for jupyter in (False, True):
+            version = dict(lock.read(target, jupyter).pins)["flatbuffers"]
+            assert major_ok(int(version.split(".")[0])), (target.key, jupyter, version)

@@ -90,10 +90,11 @@ def _dry_run(env, distro):
     return result.stdout
 
 
-def test_each_python_gets_its_own_lock(m):
+@pytest.mark.parametrize("env", ["tf29", "tf210"])
+def test_each_python_gets_its_own_lock(m, env):
     for distro, python in [("Ubuntu-20.04", "3.8"), ("Debian", "3.9")]:
-        pins = re.findall(r"^    (\S+==\S+)$", _dry_run("tf29", distro), re.M)
-        target = m.target("tf29", "debian11" if python == "3.9" else "ubuntu20.04")
+        pins = re.findall(r"^    (\S+==\S+)$", _dry_run(env, distro), re.M)
+        target = m.target(env, "debian11" if python == "3.9" else "ubuntu20.04")
         wheels = [f"{n}=={v}" for n, v in m.cuda["11.2"].wsl.pip.items()]
         assert pins == ["pip==23.0.1"] + lock.read(target).requirements() + wheels
 
@@ -193,7 +194,7 @@ def test_powershell_checks_what_windows_needs(m):
     assert "[string]$Distribution = 'Ubuntu-20.04'" in text
     assert "'--install', '-d', $Distribution" in text
     assert "--query-gpu=driver_version" in text
-    assert "'bash', $linuxPath.Trim()" in text
+    assert "'bash', $linuxPath, '--distro', $Distribution" in text
 
 
 def test_driver_minimum_is_the_higher_of_wsl_and_cuda(matrix_data, write_matrix):
@@ -211,10 +212,19 @@ def test_command_writes_the_committed_render(tmp_path):
     out = tmp_path / "install.sh"
     result = _invoke("wsl", "tf29", "-o", str(out))
     assert result.exception is None, result.output
-    assert out.read_text() == (ROOT / "wsl" / "tf29" / "install.sh").read_text()
+    assert out.read_bytes() == (ROOT / "wsl" / "tf29" / "install.sh").read_bytes()
     assert out.stat().st_mode & 0o111
     result = _invoke("wsl", "tf29", "--windows", "-o", str(tmp_path / "setup.ps1"))
-    assert (tmp_path / "setup.ps1").read_text() == (ROOT / "wsl" / "tf29" / "setup.ps1").read_text()
+    # Byte for byte, CRLF included: what .gitattributes checks out is what the command writes.
+    assert (tmp_path / "setup.ps1").read_bytes() == (ROOT / "wsl" / "tf29" / "setup.ps1").read_bytes()
+
+
+def test_command_prints_plain_newlines_to_stdout():
+    """Standard output is text: the platform adds its line ends (on Windows, CRLF), so the render must not."""
+    result = _invoke("wsl", "tf29", "--windows")
+    assert result.exception is None
+    assert "\r" not in result.output
+    assert result.output == (ROOT / "wsl" / "tf29" / "setup.ps1").read_bytes().decode().replace("\r\n", "\n")
 
 
 def test_command_with_one_distro_embeds_only_its_lock():

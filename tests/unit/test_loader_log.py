@@ -1,11 +1,12 @@
-"""The loader-message parser, on real log lines quoted in public issues (cited per block) and on lines
+"""The loader messages the image checks read (builder.diagnose.loader over the one parser), on real log
+lines quoted in public issues (cited per block) and on lines
 captured from tfenv's own tf29 image."""
 
 from __future__ import annotations
 
 import pytest
 
-from builder import tf_log
+from builder.diagnose import loader, parse
 
 # TF 2.2.0rc2, CUDA 10.2 installed: TF asks for 10.1 (tensorflow/tensorflow#38578).
 TF22_CUDART = """\
@@ -89,110 +90,110 @@ TF29_TFENV_IMAGE = """\
 
 
 def test_tf22_cudart_missing_and_opened_lines():
-    log = tf_log.parse(TF22_CUDART)
+    log = loader.loader_log(TF22_CUDART)
     assert [f.library for f in log.failures] == ["libcudart.so.10.1"]
     failure = log.failures[0]
     assert failure.dlerror == "libcudart.so.10.1: cannot open shared object file: No such file or directory"
     assert failure.ld_library_path is None
     assert failure.missing_dependency is None
-    assert log.opened == ["libcuda.so.1", "libcublas.so.10", "libcufft.so.10"]
-    assert not log.cannot_dlopen and log.cuinit_error is None
+    assert parse(TF22_CUDART).opened_libraries() == ["libcuda.so.1", "libcublas.so.10", "libcufft.so.10"]
+    assert not parse(TF22_CUDART).has("cannot_dlopen") and log.cuinit_error is None
 
 
 def test_tf22_shim_hint_when_10_2_is_present():
-    failure = tf_log.parse(TF22_CUDART).failures[0]
-    hint = tf_log.fix_hint(failure, present=["libcudart.so.10.2"])
+    failure = loader.loader_log(TF22_CUDART).failures[0]
+    hint = loader.fix_hint(failure, present=["libcudart.so.10.2"])
     assert "libcudart.so.10.1 -> libcudart.so.10.2" in hint
     # Without 10.2 around, the hint offers the 10.1 runtime first.
-    assert "cuda-cudart-10-1" in tf_log.fix_hint(failure)
+    assert "cuda-cudart-10-1" in loader.fix_hint(failure)
     # A matrix shim names the exact link.
-    shim_hint = tf_log.fix_hint(failure, shims=[("libcudart.so.10.1", "libcudart.so.10.2")])
+    shim_hint = loader.fix_hint(failure, shims=[("libcudart.so.10.1", "libcudart.so.10.2")])
     assert "ln -s libcudart.so.10.2 libcudart.so.10.1" in shim_hint
 
 
 def test_ld_library_path_is_split_from_dlerror():
-    failure = tf_log.parse(TF2X_LDPATH).failures[0]
+    failure = loader.loader_log(TF2X_LDPATH).failures[0]
     assert failure.library == "libnvinfer.so.6"
     assert failure.dlerror == "libnvinfer.so.6: cannot open shared object file: No such file or directory"
     assert failure.ld_library_path == "/usr/local/cuda/lib64:/.singularity.d/libs"
-    assert "optional" in tf_log.fix_hint(failure)
+    assert "optional" in loader.fix_hint(failure)
 
 
 def test_windows_dll_names():
-    failure = tf_log.parse(TF22_WINDOWS).failures[0]
+    failure = loader.loader_log(TF22_WINDOWS).failures[0]
     assert failure.library == "cudart64_101.dll"
     assert failure.dlerror == "cudart64_101.dll not found"
     assert failure.missing_dependency is None
 
 
 def test_tf24_opened_lines_and_no_failures():
-    log = tf_log.parse(TF24_OPENED)
+    log = loader.loader_log(TF24_OPENED)
     assert log.failures == []
-    assert log.opened == ["libcudart.so.11.0", "libcuda.so.1"]
+    assert parse(TF24_OPENED).opened_libraries() == ["libcudart.so.11.0", "libcuda.so.1"]
 
 
 def test_tf24_no_driver():
-    log = tf_log.parse(TF24_NO_DRIVER)
-    assert log.failed_libraries() == ["libcudart.so.11.0", "libcuda.so.1"]
-    assert [f.library for f in log.failures_except([tf_log.DRIVER_LIBRARY])] == ["libcudart.so.11.0"]
+    log = loader.loader_log(TF24_NO_DRIVER)
+    assert [f.library for f in log.failures_except(())] == ["libcudart.so.11.0", "libcuda.so.1"]
+    assert [f.library for f in log.failures_except([loader.DRIVER_LIBRARY])] == ["libcudart.so.11.0"]
     assert log.cuinit_error == "UNKNOWN ERROR (303)"
-    assert "/usr/lib/wsl/lib" in tf_log.cuinit_hint(log.cuinit_error)
+    assert "/usr/lib/wsl/lib" in loader.cuinit_hint(log.cuinit_error)
     driver = log.failures[1]
-    hint = tf_log.fix_hint(driver)
+    hint = loader.fix_hint(driver)
     assert "--gpus all" in hint and "LD_LIBRARY_PATH=/usr/lib/wsl/lib" in hint
 
 
 def test_tf24_dependency_named_by_dlerror():
-    log = tf_log.parse(TF24_DEPENDENCY)
+    log = loader.loader_log(TF24_DEPENDENCY)
     failure = log.failures[0]
     assert failure.library == "libcusolver.so.11"
     assert failure.missing_dependency == "libnvJitLink.so.12"
-    assert "needs libnvJitLink.so.12" in tf_log.fix_hint(failure)
-    assert log.opened == ["libcusparse.so.11"]
-    assert log.cannot_dlopen and not log.skipped_gpu_registration
+    assert "needs libnvJitLink.so.12" in loader.fix_hint(failure)
+    assert parse(TF24_DEPENDENCY).opened_libraries() == ["libcusparse.so.11"]
+    assert parse(TF24_DEPENDENCY).has("cannot_dlopen") and not parse(TF24_DEPENDENCY).has("skipping")
 
 
 def test_tf24_cusolver10_hint():
     line = TF24_NO_DRIVER.splitlines()[0].replace("libcudart.so.11.0", "libcusolver.so.10")
-    failure = tf_log.parse(line).failures[0]
-    assert "CUDA 11.0" in tf_log.fix_hint(failure, present=["libcudart.so.11.0"])
+    failure = loader.loader_log(line).failures[0]
+    assert "CUDA 11.0" in loader.fix_hint(failure, present=["libcudart.so.11.0"])
 
 
 def test_tf29_line_64():
-    failure = tf_log.parse(TF29_CUDART).failures[0]
+    failure = loader.loader_log(TF29_CUDART).failures[0]
     assert failure.library == "libcudart.so.11.0"
     assert failure.ld_library_path is None
 
 
 def test_tf29_cannot_dlopen_and_skipping():
-    log = tf_log.parse(TF29_SKIPPING)
-    assert log.failed_libraries() == ["libcusolver.so.11", "libcudnn.so.8"]
+    log = loader.loader_log(TF29_SKIPPING)
+    assert [f.library for f in log.failures_except(())] == ["libcusolver.so.11", "libcudnn.so.8"]
     assert log.failures[0].ld_library_path.endswith("/usr/lib/x86_64-linux-gnu/gazebo-11/plugins")
     assert log.failures[0].dlerror == "libcusolver.so.11: cannot open shared object file: No such file or directory"
-    assert log.cannot_dlopen and log.skipped_gpu_registration
-    assert "cuDNN" in tf_log.fix_hint(log.failures[1])
-    assert "LD_LIBRARY_PATH is /usr/local/lib" in tf_log.fix_hint(log.failures[0])
+    assert parse(TF29_SKIPPING).has("cannot_dlopen") and parse(TF29_SKIPPING).has("skipping")
+    assert "cuDNN" in loader.fix_hint(log.failures[1])
+    assert "LD_LIBRARY_PATH is /usr/local/lib" in loader.fix_hint(log.failures[0])
 
 
 def test_tf29_no_driver_and_no_device():
-    log = tf_log.parse(TF29_NO_DRIVER)
-    assert log.failed_libraries() == ["libcuda.so.1"]
+    log = loader.loader_log(TF29_NO_DRIVER)
+    assert [f.library for f in log.failures_except(())] == ["libcuda.so.1"]
     assert log.failures_except(["libcuda.so.1"]) == []
     assert log.cuinit_error == "UNKNOWN ERROR (303)"
-    error = tf_log.parse(TF23_NO_DEVICE).cuinit_error
+    error = loader.loader_log(TF23_NO_DEVICE).cuinit_error
     assert error == "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
-    assert "--gpus" in tf_log.cuinit_hint(error)
+    assert "--gpus" in loader.cuinit_hint(error)
 
 
 def test_tfenv_image_log_only_driver_missing():
-    log = tf_log.parse(TF29_TFENV_IMAGE)
-    assert log.failed_libraries() == ["libcuda.so.1"]
+    log = loader.loader_log(TF29_TFENV_IMAGE)
+    assert [f.library for f in log.failures_except(())] == ["libcuda.so.1"]
     assert log.failures[0].ld_library_path == "/usr/local/nvidia/lib:/usr/local/nvidia/lib64"
     assert log.cuinit_error == "UNKNOWN ERROR (303)"
 
 
 def test_repeated_failures_are_reported_once():
-    log = tf_log.parse(TF29_CUDART + "\n" + TF29_CUDART)
+    log = loader.loader_log(TF29_CUDART + "\n" + TF29_CUDART)
     assert len(log.failures) == 2
     assert len(log.failures_except(())) == 1
 
@@ -200,5 +201,7 @@ def test_repeated_failures_are_reported_once():
 @pytest.mark.parametrize("noise", ["", "\n\n", "I tensorflow/core/platform/cpu_feature_guard.cc:193] This TensorFlow "
                                    "binary is optimized with oneAPI Deep Neural Network Library (oneDNN)"])
 def test_noise_yields_nothing(noise):
-    log = tf_log.parse(noise)
-    assert log.failures == [] and log.opened == [] and not log.cannot_dlopen and log.cuinit_error is None
+    log = loader.loader_log(noise)
+    events = parse(noise)
+    assert log.failures == [] and events.opened_libraries() == [] and not events.has("cannot_dlopen")
+    assert log.cuinit_error is None

@@ -1,45 +1,28 @@
-"""Parse TensorFlow's library-loader messages (stream_executor's dso_loader.cc and friends).
+"""TF's library-loader messages as the image checks (builder/suites, `tfenv test`) read them: which library
+TF asked for by name and could not load, why, and the fix for one failure given what the image carries.
 
-TF says which CUDA library it could not dlopen, and why, in one log line; everything else in its log is
-noise for this purpose. The line format has been stable from TF 2.2 to 2.9 (only the source line number
-moves: dso_loader.cc:55 in 2.2, :60 in 2.4, :64 in 2.9), so one pattern per message kind suffices.
-"""
+Built on the one parser (builder.diagnose.parse); this module only shapes its events for the suites."""
 
-from __future__ import annotations
-
-import re
-from dataclasses import dataclass, field
-from typing import Iterable
-
-# "... W tensorflow/.../dso_loader.cc:64] Could not load dynamic library 'libcudnn.so.8'; dlerror: <why>"
-# then optionally "; LD_LIBRARY_PATH: <dirs>" (TF adds it only when the variable is set).
-# Windows names the DLL the same way ('cudart64_110.dll'), so the library is any quoted name.
-_COULD_NOT_LOAD = re.compile(
-    r"Could not (?:load dynamic library|dlopen library) '(?P<lib>[^']+)'"
-    r"(?:; dlerror: (?P<dlerror>.*?))?"
-    r"(?:; LD_LIBRARY_PATH: (?P<ldpath>.*?))?\s*$"
-)
-# TF <= 2.4 also logs each library it did open, at INFO level.
-_OPENED = re.compile(r"Successfully opened dynamic library (?P<lib>\S+)")
-_CANNOT_DLOPEN = re.compile(r"Cannot dlopen some GPU libraries")
-_SKIPPING = re.compile(r"Skipping registering GPU devices")
-# "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected" / "UNKNOWN ERROR (303)"
-_CUINIT = re.compile(r"failed call to cuInit: (?P<error>.*?)\s*$")
+from builder.diagnose.parse import parse, split_dlerror
 
 DRIVER_LIBRARY = "libcuda.so.1"  # the driver: never in an image, mounted by the NVIDIA runtime at start
+WSL_LIB = "/usr/lib/wsl/lib"
 
 
-@dataclass(frozen=True)
 class LoadFailure:
     """One library TF asked for by name and could not dlopen."""
 
-    library: str
-    dlerror: str | None
-    ld_library_path: str | None
-    line: str
+    def __init__(self, library, dlerror, ld_library_path, line):
+        self.library, self.dlerror, self.ld_library_path, self.line = library, dlerror, ld_library_path, line
+
+    def __eq__(self, other):
+        return isinstance(other, LoadFailure) and vars(self) == vars(other)
+
+    def __repr__(self):
+        return f"LoadFailure({self.library!r}, {self.dlerror!r})"
 
     @property
-    def missing_dependency(self) -> str | None:
+    def missing_dependency(self):
         """The library dlerror names when it is not the one asked for (the asked one was found but needs it)."""
         if not self.dlerror:
             return None
@@ -49,70 +32,36 @@ class LoadFailure:
         return None
 
 
-@dataclass
 class LoaderLog:
-    """What a TF log says about loading the GPU libraries."""
+    """What a TF log says about loading the GPU libraries: every failure in order, and cuInit's error."""
 
-    failures: list[LoadFailure] = field(default_factory=list)
-    opened: list[str] = field(default_factory=list)
-    cannot_dlopen: bool = False  # "Cannot dlopen some GPU libraries ..."
-    skipped_gpu_registration: bool = False  # "Skipping registering GPU devices..."
-    cuinit_error: str | None = None
+    def __init__(self, failures, cuinit_error):
+        self.failures, self.cuinit_error = failures, cuinit_error
 
-    def failed_libraries(self) -> list[str]:
-        seen: list[str] = []
-        for f in self.failures:
-            if f.library not in seen:
-                seen.append(f.library)
-        return seen
-
-    def failures_except(self, ignore: Iterable[str]) -> list[LoadFailure]:
+    def failures_except(self, ignore):
         """Failures for libraries not in `ignore`, one per library (TF repeats itself per device)."""
-        ignored = set(ignore)
-        out: dict[str, LoadFailure] = {}
+        ignored, out = set(ignore), {}
         for f in self.failures:
             if f.library not in ignored and f.library not in out:
                 out[f.library] = f
         return list(out.values())
 
 
-def parse(text: str) -> LoaderLog:
-    """Every loader message in a TF log (stderr of `import tensorflow` and device listing)."""
-    log = LoaderLog()
-    for line in text.splitlines():
-        m = _COULD_NOT_LOAD.search(line)
-        if m:
-            log.failures.append(
-                LoadFailure(m.group("lib"), _clean(m.group("dlerror")), _clean(m.group("ldpath")), line.strip())
-            )
-            continue
-        m = _OPENED.search(line)
-        if m:
-            log.opened.append(m.group("lib"))
-            continue
-        if _CANNOT_DLOPEN.search(line):
-            log.cannot_dlopen = True
-        if _SKIPPING.search(line):
-            log.skipped_gpu_registration = True
-        m = _CUINIT.search(line)
-        if m:
-            log.cuinit_error = m.group("error")
-    return log
-
-
-def _clean(value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = value.strip()
-    return value or None
+def loader_log(text, log=None):
+    """The loader messages of a TF log (stderr of `import tensorflow` and device listing)."""
+    log = log or parse(text)
+    failures = []
+    for ev in log.all("load_fail"):
+        why, ldpath = split_dlerror(ev.groups[1] if len(ev.groups) > 1 else None)
+        failures.append(LoadFailure(ev.groups[0], why, ldpath, log.line_text(ev.line)))
+    cuinit = log.first("cuinit")
+    return LoaderLog(failures, cuinit.groups[0] if cuinit else None)
 
 
 # --- fixes: what to try for each failure --------------------------------------------------------
 
-WSL_LIB = "/usr/lib/wsl/lib"
 
-
-def fix_hint(failure: LoadFailure, present: Iterable[str] = (), shims: Iterable[tuple[str, str]] = ()) -> str:
+def fix_hint(failure, present=(), shims=()):
     """The fix to try for one failure.
 
     present: sonames known to be loadable (e.g. the 10.2 runtime), shims: (link, to) pairs the matrix
@@ -150,13 +99,13 @@ def fix_hint(failure: LoadFailure, present: Iterable[str] = (), shims: Iterable[
             f"or /etc/ld.so.conf.d and run ldconfig{where}")
 
 
-def driver_hint() -> str:
+def driver_hint():
     return (f"{DRIVER_LIBRARY} is the NVIDIA driver, never part of an image: in Docker start the container with "
             f"--gpus all (needs the NVIDIA container toolkit); in WSL2 run export LD_LIBRARY_PATH={WSL_LIB}; "
             f"on a Linux host install the NVIDIA driver")
 
 
-def cuinit_hint(error: str) -> str:
+def cuinit_hint(error):
     if "NO_DEVICE" in error:
         return ("the driver loaded but sees no GPU: check `nvidia-smi`, CUDA_VISIBLE_DEVICES, and that the "
                 "container was started with --gpus")
@@ -167,8 +116,8 @@ def cuinit_hint(error: str) -> str:
     return "check the NVIDIA driver with `nvidia-smi`"
 
 
-def _split_soname(lib: str) -> tuple[str, str]:
-    """('libcudart', '10.1') for libcudart.so.10.1; ('cudart64', '110') style names come back whole."""
+def _split_soname(lib):
+    """('libcudart', '10.1') for libcudart.so.10.1; ('cudart64_110.dll', '') style names come back whole."""
     if ".so." in lib:
         family, _, version = lib.partition(".so.")
         return family, version

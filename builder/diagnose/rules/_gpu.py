@@ -1,0 +1,27 @@
+"""Shared reading of the driver lines: did libcuda load, and does the log show a GPU at all."""
+
+from builder.diagnose.versions import family, vkey
+
+
+def libcuda_failures(log):
+    """libcuda.so.1 / nvcuda.dll failures, and TF 2.14+'s "Could not find cuda drivers" (which names none)."""
+    found = [(n, ev) for n, ev in log.failed_libraries() if family(n) == "cuda"]
+    return found or [("libcuda.so.1", ev) for ev in log.all("no_cuda_drivers")[:1]]
+
+
+def libcuda_loaded(log):
+    return any(family(n) == "cuda" for n in log.opened_libraries()) or any(
+        vkey(ev.groups[0]) for ev in log.all("libcuda_version"))
+
+
+def gpu_expected(log, ctx):
+    """The log shows a GPU or a GPU setup: a device found, nvidia-smi output, WSL2, or other GPU failures."""
+    return bool(log.has("device", "device_old", "found_device", "smi_header", "created_device", "nvrm",
+                        "kernel_version")
+                or ctx.platform.value == "wsl2")
+
+
+def fatal(log, ev):
+    """A library failure that stopped the import (TF 1.x's self-check), not a warning."""
+    text = log.line_text(ev.line)
+    return "ImportError" in text or "Could not find '" in text

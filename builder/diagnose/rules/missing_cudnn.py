@@ -1,0 +1,35 @@
+"""TF could not load cuDNN (libcudnn.so.N / cudnn64_N.dll), or says the DNN library is not found."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.rules._common import cuda_for_tf, cudnn_for_tf, tfenv_way
+from builder.diagnose.versions import family, version_suffix
+
+ID = "missing-cudnn"
+
+
+def check(log, ctx):
+    found = [(n, ev) for n, ev in log.failed_libraries() if family(n) == "cudnn"]
+    if not found and not log.has("dnn_not_found"):
+        return None
+    lines = [ev.line for _, ev in found] + [ev.line for ev in log.all("dnn_not_found")[:1]]
+    major = version_suffix(found[0][0]) if found else ""
+    cudnn = cudnn_for_tf(ctx)
+    if not cudnn or (major and not cudnn.startswith(major)):
+        cudnn = {"7": "7.6", "8": "8.1"}.get(major, major or "8")
+    cuda = cuda_for_tf(ctx) or ("10.1" if major == "7" else "11.2")
+    cause = (f"cuDNN is not part of the CUDA toolkit: TF wants cuDNN {cudnn} (for CUDA {cuda}) and it is not "
+             f"installed or not "
+             "where the loader looks.")
+    if major == "7":
+        cause += " cuDNN 8 does not stand in for libcudnn 7 (its API changed: a renamed or linked copy fails)."
+    if ctx.windows:
+        fix = ("download cuDNN {} for CUDA {} (NVIDIA login), unzip it and add its bin folder to PATH (or copy "
+               "cudnn64_{}.dll into the CUDA bin folder), then open a new terminal".format(cudnn, cuda, major or "8"))
+    else:
+        fix = ("install cuDNN {0} for CUDA {1}: NVIDIA's libcudnn{2} package, or copy its libcudnn.so.{2}* into "
+               "/usr/local/cuda-{1}/lib64 and run sudo ldconfig".format(cudnn, cuda, major or "8"))
+        if major != "7":
+            fix += ("; or pip install nvidia-cudnn-cu11 (8.x with minor >= TF's) and add "
+                    "site-packages/nvidia/cudnn/lib "
+                    "to LD_LIBRARY_PATH")
+    return Finding(ID, f"TensorFlow cannot load cuDNN {cudnn}", lines, cause, fix, tfenv_way(ctx), rank=36)

@@ -1,0 +1,19 @@
+"""TensorRT (libnvinfer) and CUPTI are optional: TF works without them."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.versions import family
+
+# The cause vocabulary has one id for "harmless GPU probing"; an optional library TF probes for is one of those.
+ID = "no-gpu-harmless"
+
+
+def check(log, ctx):
+    found = [(n, ev) for n, ev in log.failed_libraries() if family(n) in ("nvinfer", "nvinfer_plugin", "cupti")]
+    found += [("TensorRT", ev) for ev in log.all("trt_missing")[:1]]
+    if not found:
+        return None
+    names = [n for n, _ in found]
+    cause = "TensorRT (libnvinfer) is used only by TF-TRT, CUPTI only by the profiler; TF runs without them."
+    fix = "nothing to do unless you use TF-TRT or the profiler (then install TensorRT or CUDA's CUPTI of that version)"
+    return Finding(ID, "Optional libraries not found: {} (harmless)".format(", ".join(names)),
+                   [ev.line for _, ev in found], cause, fix, "", harmless=True, rank=95)

@@ -1,0 +1,23 @@
+"""A Linux NVIDIA driver installed inside WSL2 hides the Windows driver's libcuda."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.rules._common import tfenv_way
+
+ID = "wsl-linux-driver"
+SIGNS = ("linux_driver_pkg", "smi_no_driver", "nvml_mismatch", "kernel_dso_mismatch", "nvml_failed",
+         "no_driver_running", "system_driver_mismatch", "gpu_access_blocked")
+
+
+def check(log, ctx):
+    if ctx.platform.value != "wsl2" or not log.has(*SIGNS):
+        return None
+    evidence = [ev.line for kind in SIGNS for ev in log.all(kind)[:1]]
+    cause = ("In WSL2 the Windows driver provides the GPU (libcuda in /usr/lib/wsl/lib, /dev/dxg); a Linux NVIDIA "
+             "driver "
+             "or the cuda/cuda-drivers meta package installed inside WSL puts its own libcuda first, which finds no "
+             "kernel module.")
+    fix = ("remove the Linux driver inside WSL: sudo apt-get purge 'nvidia-driver-*' 'cuda-drivers*' "
+           "'libnvidia-compute-*' (and `sudo apt-get autoremove`); install only cuda-toolkit-X-Y or runtime libraries; "
+           "then `wsl --shutdown` in Windows and start again")
+    return Finding(ID, "A Linux NVIDIA driver is installed inside WSL2", evidence, cause, fix, tfenv_way(ctx), rank=8,
+                   supersedes=("driver-dso-mismatch", "libcuda-missing", "no-gpu-visible", "no-gpu-harmless"))

@@ -1,0 +1,32 @@
+"""cuDNN 8.3-8.8 on Windows need zlibwapi.dll; without it a cuDNN sub-library fails with error 126."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.rules._common import tfenv_way
+from builder.diagnose.versions import family, vkey
+
+ID = "zlibwapi"
+
+
+def check(log, ctx):
+    named = [ev for n, ev in log.failed_libraries() if family(n) == "zlibwapi"]
+    sub = [ev for n, ev in log.failed_libraries() if family(n).startswith("cudnn_")]
+    loaded = log.first("cudnn_loaded")
+    zlib_era = loaded and (8300 <= int(loaded.groups[0]) < 8900)
+    if not named and not (sub and (log.has("win_error_126") or zlib_era)):
+        return None
+    if not (ctx.windows or named):
+        return None
+    evidence = named[:1] + sub[:1] + log.all("win_error_126")[:1] + ([loaded] if loaded else [])
+    version = ""
+    if loaded:
+        v = int(loaded.groups[0])
+        version = f" {v // 1000}.{(v % 1000) // 100}"
+    cause = (f"cuDNN{version} loaded, but its sub-libraries need zlibwapi.dll, which cuDNN 8.3 to 8.8 on Windows do "
+             f"not ship; "
+             "error 126 means a dependency of the named DLL is missing.")
+    fix = ("download zlibwapi.dll (x64, from NVIDIA's cuDNN install guide) into the CUDA bin folder or another folder "
+           "on PATH; or use cuDNN 8.1 (what TF 2.5-2.10 were built with) or 8.9, which carries zlib itself")
+    if vkey(ctx.tf.value) and vkey(ctx.tf.value) <= (2, 10):
+        fix += " (nvidia-cudnn-cu11 8.9.4.25 and 8.9.5.29 have Windows wheels)"
+    return Finding(ID, "cuDNN cannot load its sub-libraries: zlibwapi.dll is missing", [ev.line for ev in evidence],
+                   cause, fix, tfenv_way(ctx), rank=33, supersedes=("missing-cudnn", "dll-load-failed-other"))

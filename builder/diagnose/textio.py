@@ -1,0 +1,68 @@
+"""Read a log from a file or stdin as text, whatever a user's shell wrote: UTF-8 (with or without BOM),
+UTF-16 with a BOM (Windows PowerShell 5.1's `>`), UTF-16 without one, or bytes that are not UTF-8 at all.
+Input that is no text (a directory, a missing file, a binary) raises Unreadable with one line to print."""
+
+import codecs
+import os
+
+SNIFF = 65536
+MAX_BYTES = 512 * 1024 * 1024  # a log larger than this is read up to here
+
+
+class Unreadable(Exception):
+    """The input is not a text log; str(self) says why in one line."""
+
+
+def read_path(path, stdin=None):
+    """The text of `path`, or of stdin (a binary stream) for '-'."""
+    if path == "-":
+        stream = stdin
+        if stream is None:
+            import sys
+
+            stream = getattr(sys.stdin, "buffer", sys.stdin)
+        try:
+            return _read(stream, "stdin")
+        except (OSError, ValueError) as exc:
+            raise Unreadable(f"cannot read stdin: {exc}") from None
+    if os.path.isdir(path):
+        raise Unreadable(f"{path} is a directory, not a log file")
+    try:
+        with open(path, "rb") as f:
+            return _read(f, path)
+    except FileNotFoundError:
+        raise Unreadable(f"{path}: no such file") from None
+    except OSError as exc:
+        raise Unreadable(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _read(stream, name):
+    """Sniff the first block before reading on (/dev/zero and binaries stop there), and read at most MAX_BYTES."""
+    head = stream.read(SNIFF)
+    if isinstance(head, str):
+        head = head.encode("utf-8", "surrogateescape")
+    decode(head, name)  # raises Unreadable for a binary
+    rest = stream.read(MAX_BYTES - len(head)) if len(head) == SNIFF else b""
+    if isinstance(rest, str):
+        rest = rest.encode("utf-8", "surrogateescape")
+    return decode(head + rest, name)
+
+
+def decode(data, name="input"):
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                       (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom):].decode(codec, "replace")
+    head = data[:SNIFF]
+    if head and head.count(b"\x00") > len(head) // 4:
+        # UTF-16 without a BOM puts a NUL beside every ASCII character: on the odd bytes for LE, even for BE.
+        odd, even = head[1::2].count(b"\x00"), head[0::2].count(b"\x00")
+        if odd > len(head) // 3 and even < len(head) // 50:
+            return data.decode("utf-16-le", "replace")
+        if even > len(head) // 3 and odd < len(head) // 50:
+            return data.decode("utf-16-be", "replace")
+        raise Unreadable(f"{name} looks binary, not a text log")
+    controls = sum(head.count(bytes([c])) for c in range(0, 32) if c not in (9, 10, 12, 13, 27))
+    if head and controls > len(head) // 10:
+        raise Unreadable(f"{name} looks binary, not a text log")
+    return data.decode("utf-8", "replace")

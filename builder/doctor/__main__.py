@@ -1,0 +1,5 @@
+import sys
+
+from builder.doctor.main import main
+
+sys.exit(main())

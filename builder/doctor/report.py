@@ -1,0 +1,133 @@
+"""doctor's report: run every check for a host (and an environment), then format it as text or JSON."""
+
+import json
+from typing import List, Optional
+
+from builder.doctor.checks import (
+    check_cuda_max,
+    check_driver,
+    check_gpu,
+    check_platform,
+    check_python,
+    check_tensorflow,
+    check_wsl,
+    env_for_tensorflow,
+    recommend,
+)
+from builder.doctor.docker import check_docker
+from builder.doctor.facts import check_env_name
+from builder.doctor.host import (
+    FAIL,
+    SKIP,
+    WARN,
+    Check,
+    DoctorError,
+    Host,
+    driver_key,
+    in_container,
+    installed_tensorflow,
+    query_gpus,
+    wsl_version,
+)
+from builder.doctor.libraries import check_libraries, fitting_envs
+from builder.doctor.libsearch import linux_search, windows_search
+from builder.doctor.tfimport import check_import
+
+
+class Report:
+    def __init__(self, env, env_reason, host, checks, recommendation):
+        self.env, self.env_reason, self.host = env, env_reason, host
+        self.checks = checks  # type: List[Check]
+        self.recommendation = recommendation  # type: Optional[dict]
+
+    @property
+    def failed(self) -> List[Check]:
+        return [c for c in self.checks if c.status == FAIL]
+
+
+def diagnose(facts: Optional[dict], host: Host, env: Optional[str] = None, do_import: bool = False) -> Report:
+    if env and not facts:
+        raise DoctorError("no matrix facts: use `tfenv doctor`, pass --facts FILE, or a copy from "
+                          "`tfenv doctor --write-standalone FILE`")
+    if env:
+        check_env_name(facts, env)
+    checks = [check_platform(host)]
+    tf = installed_tensorflow(host)
+    reason = "--env" if env else ""
+    if not env and tf and facts:
+        env = _env_for_installed(facts, host, tf[1])
+        reason = f"installed {tf[0]} {tf[1]}" if env else ""
+    info = query_gpus(host)
+    key = driver_key(host)
+    checks.append(check_gpu(host, info))
+    if info.gpus and facts:
+        checks.append(check_cuda_max(facts, info, key))
+        if env:
+            checks.append(check_driver(facts, env, info, key))
+    if facts:
+        tf_check = check_tensorflow(facts, env, tf)
+        if tf_check:
+            checks.append(tf_check)
+    if env:
+        checks.append(check_python(facts, env, host))
+        checks += check_libraries(facts, env, host)
+    elif facts:
+        checks.append(Check("libraries", SKIP, "no target environment: pass --env ENV (or install TensorFlow)"))
+    else:
+        checks.append(Check("facts", WARN, "no matrix facts: only the host was checked",
+                            "use `tfenv doctor`, or a copy from `tfenv doctor --write-standalone FILE`"))
+    checks += check_wsl(host)
+    checks.append(check_docker(host, bool(info.gpus)))
+    if do_import:
+        checks += check_import(host, facts)
+    rec = None
+    if facts and info.gpus:
+        best = recommend(facts, info.gpus[0].driver, key)
+        if best:
+            e = facts["envs"][best[0]]
+            rec = {"env": best[0], "tensorflow": e["tensorflow"], "cuda": e["cuda_full"], "driver": info.gpus[0].driver,
+                   "note": "through CUDA 11 minor-version compatibility (no PTX JIT for newer PTX)" if best[1] else ""}
+    host_info = {"platform": host.platform, "wsl": wsl_version(host), "container": in_container(host),
+                 "python": ".".join(map(str, host.python)), "gpus": [g.as_dict() for g in info.gpus],
+                 "cuda_max": info.cuda_max, "tensorflow": list(tf) if tf else None}
+    return Report(env, reason, host_info, checks, rec)
+
+
+def _env_for_installed(facts: dict, host: Host, version: str) -> Optional[str]:
+    """The matrix environment of the installed TF line; with two (tf22 on CUDA 10.2 or 10.1), the one installed."""
+    candidates = env_for_tensorflow(facts, version)
+    if len(candidates) > 1:
+        search = windows_search(host) if host.platform == "windows" else linux_search(host, facts)
+        fits = [n for n in fitting_envs(facts, host, search) if n in candidates]
+        return (fits or candidates)[0]
+    return candidates[0] if candidates else None
+
+
+def format_text(report: Report, facts: Optional[dict]) -> str:
+    lines = []
+    if report.env:
+        e = facts["envs"][report.env]
+        why = f", from the {report.env_reason}" if report.env_reason and report.env_reason != "--env" else ""
+        lines.append(f"tfenv doctor: {report.env} (TensorFlow {e['tensorflow']}, CUDA {e['cuda_full']}, "
+                     f"cuDNN {e['cudnn']}{why})")
+    else:
+        lines.append("tfenv doctor: host only (no target environment)")
+    width = max(len(c.id) for c in report.checks)
+    for c in report.checks:
+        lines.append(f"  {c.status.upper() if c.status == FAIL else c.status:<4}  {c.id:<{width}}  {c.message}")
+        if c.fix and c.status in (WARN, FAIL):
+            lines.append(f"        {'':<{width}}  fix: {c.fix}")
+    rec = report.recommendation
+    if rec:
+        note = f" {rec['note']}" if rec["note"] else ""
+        lines.append(f"recommended: {rec['env']} (TensorFlow {rec['tensorflow']}, CUDA {rec['cuda']}) is the newest "
+                     f"environment driver {rec['driver']} runs{note}")
+    n = len(report.failed)
+    lines.append(f"{n} check(s) failed" if n else "no check failed")
+    return "\n".join(lines) + "\n"
+
+
+def format_json(report: Report) -> str:
+    data = {"env": report.env, "env_reason": report.env_reason, "ok": not report.failed, "host": report.host,
+            "checks": [c.as_dict() for c in report.checks], "recommendation": report.recommendation}
+    return json.dumps(data, indent=2) + "\n"

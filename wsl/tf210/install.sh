@@ -1,0 +1,584 @@
+#!/usr/bin/env bash
+# tfenv tf210: TensorFlow 2.10.1 with the GPU inside WSL2, without Docker.
+# Rendered from matrix.yaml by `tfenv wsl tf210`: edit wsl/templates/, not this file.
+#
+# Run it inside the WSL2 distribution (Ubuntu-20.04, Debian), or let setup.ps1 start it from Windows:
+#   bash install.sh              preflight, install into a venv, then check it (run it again: it changes nothing)
+#   bash install.sh --check      preflight only
+#   bash install.sh --dry-run    print what it would do, change nothing
+# Behind a TLS proxy or with a package mirror, pip reads PIP_CERT=/path/to/ca-bundle.crt and
+# PIP_INDEX_URL=https://mirror.example.org/simple from the environment.
+set -euo pipefail
+
+readonly TFENV_ENV="tf210"
+readonly TF_VERSION="2.10.1"
+readonly CUDA_VERSION="11.2"
+readonly CUDA_SOURCE="pip"   # pip: NVIDIA's wheels in the venv; apt: NVIDIA's repository, runtime libraries only
+readonly PIP_VERSION="23.0.1"
+readonly DRIVER_MIN="495.0"
+# Simulation only: tfenv's own tests point TFENV_WSL_ROOT at a fake WSL tree (proc/version, dev/dxg,
+# usr/lib/wsl/lib). On a real WSL2 system it is unset.
+readonly WSL_ROOT="${TFENV_WSL_ROOT:-}"
+readonly WSL_LIB="$WSL_ROOT/usr/lib/wsl/lib"
+readonly MARK_BEGIN="# >>> tfenv $TFENV_ENV >>>"
+readonly MARK_END="# <<< tfenv $TFENV_ENV <<<"
+readonly SONAMES=(libcudart.so.11.0 libcublas.so.11 libcublasLt.so.11 libcufft.so.10 libcurand.so.10 libcusolver.so.11 libcusparse.so.11 libcudnn.so.8 libcupti.so.11.2)
+# Compatibility links in the venv: "link:target" (a soname TF asks for -> the one that is installed).
+readonly LINKS=("libcupti.so.11.2:libcupti.so.11.8")
+
+MODE=install
+REQUIRE_GPU=0
+DISTRO=""
+VENV="${TFENV_VENV:-${HOME:-/root}/.venvs/tfenv-$TFENV_ENV}"
+PY=""
+NEED_PYTHON=0
+PROBLEMS=0
+CHANGES=0
+TMP_FILES=()
+
+say() { printf 'tfenv-wsl: %s\n' "$*"; }
+warn() { printf 'tfenv-wsl: warning: %s\n' "$*" >&2; }
+die() { printf 'tfenv-wsl: error: %s\n' "$1" >&2; exit "${2:-2}"; }
+problem() { printf 'tfenv-wsl: problem: %s\n' "$1" >&2; PROBLEMS=$((PROBLEMS + 1)); }
+changed() { say "$*"; CHANGES=$((CHANGES + 1)); }
+cleanup() { if [ -n "${TMP_FILES[*]-}" ]; then rm -f "${TMP_FILES[@]}"; fi; }
+trap cleanup EXIT
+trap 'cleanup; die "interrupted; nothing half-done is kept as done: run the script again" 130' INT TERM
+
+usage() {
+  cat <<EOF
+usage: bash $0 [--check | --dry-run] [--venv DIR] [--distro NAME] [--require-gpu]
+
+Installs TensorFlow $TF_VERSION (CUDA $CUDA_VERSION runtime from $CUDA_SOURCE) into a venv inside WSL2.
+  --check        preflight only: WSL2, the Windows driver, no Linux driver, distribution, Python
+  --dry-run      print every step it would take; changes nothing and checks nothing
+  --venv DIR     where the venv goes (default: \$TFENV_VENV or ~/.venvs/tfenv-$TFENV_ENV)
+  --distro NAME  the distribution to expect (or, with --dry-run, to plan for):
+                 Ubuntu-20.04, Debian
+  --require-gpu  fail when TensorFlow lists no GPU at the end (default: a warning)
+EOF
+}
+
+parse_args() {
+  while [ "$#" -gt 0 ]; do
+    case "$1" in
+      --check) MODE=check ;;
+      --dry-run) MODE=dry-run ;;
+      --require-gpu) REQUIRE_GPU=1 ;;
+      --venv) [ "$#" -ge 2 ] || die "--venv needs a folder: --venv ~/venvs/$TFENV_ENV"; VENV=$2; shift ;;
+      --venv=*) VENV=${1#--venv=} ;;
+      --distro) [ "$#" -ge 2 ] || die "--distro needs a name: Ubuntu-20.04, Debian"; DISTRO=$2; shift ;;
+      --distro=*) DISTRO=${1#--distro=} ;;
+      -h | --help) usage; exit 0 ;;
+      *) die "unknown option '$1': see 'bash $0 --help'" ;;
+    esac
+    shift
+  done
+}
+
+# --- the distributions this environment was tested on (matrix.yaml: wsl.distros) -----------------
+
+distro_of_os_release() {
+  case "$1" in
+    ubuntu:20.04) echo "Ubuntu-20.04" ;;
+    debian:11) echo "Debian" ;;
+    *) return 1 ;;
+  esac
+}
+
+use_distro() {
+  case "$1" in
+    Ubuntu-20.04) PY=3.8 ;;
+    Debian) PY=3.9 ;;
+    *) die "unknown distribution '$1': $TFENV_ENV was tested on Ubuntu-20.04, Debian" ;;
+  esac
+}
+
+os_release() {
+  # shellcheck source=/dev/null
+  (. /etc/os-release 2>/dev/null && printf '%s:%s' "${ID:-?}" "${VERSION_ID:-?}") || printf '?:?'
+}
+
+# --- the full pin set per Python (locks/tf210-pyX.Y.txt, plus the CUDA wheels) --------------------
+
+requirements() {
+  printf 'pip==%s\n' "$PIP_VERSION"
+  case "$PY" in
+    3.8)
+      cat <<'EOF'
+absl-py==1.3.0
+astunparse==1.6.3
+cachetools==5.2.0
+certifi==2022.12.7
+charset-normalizer==2.1.1
+flatbuffers==22.12.6
+gast==0.4.0
+google-auth==2.15.0
+google-auth-oauthlib==0.4.6
+google-pasta==0.2.0
+grpcio==1.51.1
+h5py==3.7.0
+idna==3.4
+importlib-metadata==6.0.0
+keras==2.10.0
+keras-preprocessing==1.1.2
+libclang==14.0.6
+markdown==3.4.1
+markupsafe==2.1.1
+numpy==1.23.5
+oauthlib==3.2.2
+opt-einsum==3.3.0
+packaging==22.0
+protobuf==3.19.6
+pyasn1==0.4.8
+pyasn1-modules==0.2.8
+requests==2.28.1
+requests-oauthlib==1.3.1
+rsa==4.9
+setuptools==65.6.3
+six==1.16.0
+tensorboard==2.10.1
+tensorboard-data-server==0.6.1
+tensorboard-plugin-wit==1.8.1
+tensorflow==2.10.1
+tensorflow-estimator==2.10.0
+tensorflow-io-gcs-filesystem==0.29.0
+termcolor==2.1.1
+typing-extensions==4.4.0
+urllib3==1.26.13
+werkzeug==2.2.2
+wheel==0.38.4
+wrapt==1.14.1
+zipp==3.11.0
+nvidia-cuda-runtime-cu11==11.8.89
+nvidia-cublas-cu11==11.11.3.6
+nvidia-cufft-cu11==10.9.0.58
+nvidia-curand-cu11==10.3.0.86
+nvidia-cusolver-cu11==11.4.1.48
+nvidia-cusparse-cu11==11.7.5.86
+nvidia-cuda-cupti-cu11==11.8.87
+nvidia-cudnn-cu11==8.6.0.163
+EOF
+      ;;
+    3.9)
+      cat <<'EOF'
+absl-py==1.3.0
+astunparse==1.6.3
+cachetools==5.2.0
+certifi==2022.12.7
+charset-normalizer==2.1.1
+flatbuffers==22.12.6
+gast==0.4.0
+google-auth==2.15.0
+google-auth-oauthlib==0.4.6
+google-pasta==0.2.0
+grpcio==1.51.1
+h5py==3.7.0
+idna==3.4
+importlib-metadata==6.0.0
+keras==2.10.0
+keras-preprocessing==1.1.2
+libclang==14.0.6
+markdown==3.4.1
+markupsafe==2.1.1
+numpy==1.23.5
+oauthlib==3.2.2
+opt-einsum==3.3.0
+packaging==22.0
+protobuf==3.19.6
+pyasn1==0.4.8
+pyasn1-modules==0.2.8
+requests==2.28.1
+requests-oauthlib==1.3.1
+rsa==4.9
+setuptools==65.6.3
+six==1.16.0
+tensorboard==2.10.1
+tensorboard-data-server==0.6.1
+tensorboard-plugin-wit==1.8.1
+tensorflow==2.10.1
+tensorflow-estimator==2.10.0
+tensorflow-io-gcs-filesystem==0.29.0
+termcolor==2.1.1
+typing-extensions==4.4.0
+urllib3==1.26.13
+werkzeug==2.2.2
+wheel==0.38.4
+wrapt==1.14.1
+zipp==3.11.0
+nvidia-cuda-runtime-cu11==11.8.89
+nvidia-cublas-cu11==11.11.3.6
+nvidia-cufft-cu11==10.9.0.58
+nvidia-curand-cu11==10.3.0.86
+nvidia-cusolver-cu11==11.4.1.48
+nvidia-cusparse-cu11==11.7.5.86
+nvidia-cuda-cupti-cu11==11.8.87
+nvidia-cudnn-cu11==8.6.0.163
+EOF
+      ;;
+    *) die "no pin set for Python $PY: $TFENV_ENV was tested with Python 3.8, 3.9" ;;
+  esac
+}
+
+# --- helpers --------------------------------------------------------------------------------------
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    die "this step needs root and there is no sudo: run the script as root (wsl -u root) or install sudo"
+  fi
+}
+
+version_ge() {  # version_ge A B: A >= B
+  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
+}
+
+site_packages() { printf '%s/lib/python%s/site-packages' "$VENV" "$PY"; }
+
+lib_dirs() {
+  # The Windows driver first (docs/sources.md section 5: without it, cuInit fails with error 303), then the venv's links.
+  printf '%s\n' "$WSL_LIB" "$VENV/lib/tfenv"
+  printf '%s/nvidia/cuda_runtime/lib\n' "$(site_packages)"
+  printf '%s/nvidia/cublas/lib\n' "$(site_packages)"
+  printf '%s/nvidia/cufft/lib\n' "$(site_packages)"
+  printf '%s/nvidia/curand/lib\n' "$(site_packages)"
+  printf '%s/nvidia/cusolver/lib\n' "$(site_packages)"
+  printf '%s/nvidia/cusparse/lib\n' "$(site_packages)"
+  printf '%s/nvidia/cuda_cupti/lib\n' "$(site_packages)"
+  printf '%s/nvidia/cudnn/lib\n' "$(site_packages)"
+}
+
+lib_path() { lib_dirs | paste -sd: -; }
+
+activation_block() {
+  # shellcheck disable=SC2016  # the single-quoted lines are expanded by activate, not here
+  printf '%s\n' "$MARK_BEGIN" \
+    "# Added by tfenv's $TFENV_ENV install.sh: the Windows driver and the CUDA libraries for TensorFlow." \
+    'if [ -z "${_TFENV_SAVED_LD_LIBRARY_PATH+x}" ]; then _TFENV_SAVED_LD_LIBRARY_PATH="${LD_LIBRARY_PATH-}"; fi' \
+    "LD_LIBRARY_PATH=\"$(lib_path)\${_TFENV_SAVED_LD_LIBRARY_PATH:+:\$_TFENV_SAVED_LD_LIBRARY_PATH}\"" \
+    'export LD_LIBRARY_PATH' \
+    "$MARK_END"
+}
+
+normalize_pins() {  # name==version with pip's name normalization, sorted
+  awk -F'==' 'NF == 2 { n = tolower($1); gsub(/[-_.]+/, "-", n); print n "==" $2 }' | LC_ALL=C sort -u
+}
+
+missing_pins() {
+  local want have
+  want=$(requirements | normalize_pins)
+  have=$("$VENV/bin/python" -m pip freeze --all 2>/dev/null | normalize_pins || true)
+  LC_ALL=C comm -23 <(printf '%s\n' "$want") <(printf '%s\n' "$have")
+}
+
+# --- preflight ------------------------------------------------------------------------------------
+
+check_wsl2() {
+  local version
+  version=$(cat "$WSL_ROOT/proc/version" 2>/dev/null || true)
+  case "$version" in
+    *[Mm]icrosoft*WSL2* | *microsoft-standard*) say "ok: running in WSL2" ;;
+    *[Mm]icrosoft*) problem "this is WSL 1, which has no GPU: in PowerShell run 'wsl --set-version ${WSL_DISTRO_NAME:-DISTRIBUTION} 2', then run this script again" ;;
+    *) problem "not running inside WSL2 (/proc/version names no Microsoft kernel): run this script inside the WSL2 distribution (from PowerShell: wsl -d Ubuntu-20.04 -- bash install.sh); on plain Linux use tfenv's Docker image instead" ;;
+  esac
+}
+
+check_windows_driver() {
+  local found="" version
+  for f in "$WSL_LIB/libcuda.so.1" "$WSL_LIB/libcuda.so"; do
+    if [ -e "$f" ]; then found=$f; break; fi
+  done
+  if [ -n "$found" ]; then
+    say "ok: the Windows driver's libcuda.so is in /usr/lib/wsl/lib"
+  else
+    problem "no libcuda.so in /usr/lib/wsl/lib, so the Windows NVIDIA driver does not reach WSL: install the NVIDIA driver on Windows (at least $DRIVER_MIN), run 'wsl --update' and 'wsl --shutdown' in PowerShell, then run this script again"
+  fi
+  if [ ! -e "$WSL_ROOT/dev/dxg" ]; then
+    warn "no /dev/dxg (the GPU device of WSL2): update WSL ('wsl --update' in PowerShell) and restart it ('wsl --shutdown')"
+  fi
+  if [ -x "$WSL_LIB/nvidia-smi" ]; then
+    version=$("$WSL_LIB/nvidia-smi" --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1 || true)
+    if [ -n "$version" ] && ! version_ge "$version" "$DRIVER_MIN"; then
+      problem "the Windows NVIDIA driver is $version; $TFENV_ENV needs at least $DRIVER_MIN: update it on Windows, then 'wsl --shutdown'"
+    elif [ -n "$version" ]; then
+      say "ok: Windows NVIDIA driver $version (at least $DRIVER_MIN)"
+    fi
+  fi
+}
+
+check_no_linux_driver() {
+  local packages="" files="" dir f
+  if command -v dpkg-query >/dev/null 2>&1; then
+    # shellcheck disable=SC2016  # dpkg-query's own ${...} format, not the shell's
+    packages=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null \
+      | awk '$1 ~ /^.i/ && $2 ~ /^(nvidia-driver|libnvidia-compute|nvidia-kernel|nvidia-dkms|cuda-drivers|libcuda1$|nvidia-utils)/ { print $2 }' \
+      | paste -sd' ' - || true)
+  fi
+  for dir in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib /usr/local/lib; do
+    for f in "$dir"/libcuda.so* "$dir"/libnvidia-ml.so*; do
+      if [ -e "$f" ]; then files="${files:+$files }$f"; fi
+    done
+  done
+  if [ -n "$packages" ]; then
+    problem "a Linux NVIDIA driver is installed inside WSL ($packages); it hides the Windows driver: remove it (sudo apt-get purge $packages), then 'wsl --shutdown' in PowerShell. In WSL2 the Windows driver is the only driver"
+  elif [ -n "$files" ]; then
+    problem "Linux NVIDIA driver libraries are installed inside WSL ($files); they hide the Windows driver's /usr/lib/wsl/lib/libcuda.so.1: remove them (or the package that owns them: dpkg -S FILE), then 'wsl --shutdown' in PowerShell"
+  else
+    say "ok: no Linux NVIDIA driver inside WSL"
+  fi
+}
+
+check_distro() {
+  local release found
+  release=$(os_release)
+  if ! found=$(distro_of_os_release "$release"); then
+    problem "this distribution (${release/:/ }) is not one $TFENV_ENV was tested on: in PowerShell run 'wsl --install -d Ubuntu-20.04' and run this script there (tested: Ubuntu-20.04, Debian)"
+    return 1
+  fi
+  if [ -n "$DISTRO" ] && [ "$DISTRO" != "$found" ]; then
+    problem "this is $found, not $DISTRO as --distro says: run the script in $DISTRO (wsl -d $DISTRO) or drop --distro"
+    return 1
+  fi
+  use_distro "$found"
+  say "ok: distribution $found (Python $PY)"
+}
+
+check_python() {
+  local got
+  if ! command -v "python$PY" >/dev/null 2>&1; then
+    NEED_PYTHON=1
+  else
+    got=$("python$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
+    if [ "$got" != "$PY" ]; then
+      problem "python$PY reports Python '${got:-nothing}': reinstall it (sudo apt-get install --reinstall python$PY)"
+      return 0
+    fi
+    "python$PY" -c 'import ensurepip, venv' >/dev/null 2>&1 || NEED_PYTHON=1
+  fi
+  if [ "$NEED_PYTHON" = 1 ]; then
+    say "to do: python$PY or its venv module is missing; the install step runs: apt-get install python$PY python$PY-venv"
+    if [ "$(id -u)" != 0 ] && ! command -v sudo >/dev/null 2>&1; then
+      problem "installing python$PY needs root and there is no sudo: run the script as root (wsl -u root)"
+    fi
+  else
+    say "ok: python$PY with venv"
+  fi
+  if [ -x "$VENV/bin/python" ]; then
+    got=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
+    if [ "$got" != "$PY" ]; then
+      problem "$VENV holds a Python ${got:-that does not start}, not $PY: remove it (rm -rf $VENV) or pass --venv DIR"
+    fi
+  fi
+}
+
+preflight() {
+  check_wsl2
+  check_windows_driver
+  check_no_linux_driver
+  if check_distro; then check_python; fi
+  if [ "$PROBLEMS" -gt 0 ]; then
+    die "preflight found $PROBLEMS problem(s), each with its fix above; nothing was changed"
+  fi
+  say "preflight passed"
+}
+
+# --- install (each step does nothing when its result is already there) ----------------------------
+
+install_python() {
+  [ "$NEED_PYTHON" = 1 ] || return 0
+  as_root apt-get update || die "apt-get update failed: check the network and /etc/apt/sources.list, then run again"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "python$PY" "python$PY-venv" \
+    || die "apt-get could not install python$PY python$PY-venv: fix what apt says above (sudo dpkg --configure -a may help), then run again"
+  changed "installed python$PY and python$PY-venv from the distribution"
+}
+
+make_venv() {
+  if [ -x "$VENV/bin/python" ]; then
+    say "ok: venv $VENV exists"
+    return 0
+  fi
+  mkdir -p "$(dirname "$VENV")"
+  "python$PY" -m venv "$VENV" || die "python$PY -m venv $VENV failed: install python$PY-venv (sudo apt-get install python$PY-venv), remove $VENV, run again"
+  changed "created the venv $VENV"
+}
+
+install_packages() {
+  local missing reqs
+  missing=$(missing_pins)
+  if [ -z "$missing" ]; then
+    say "ok: every pinned package is installed ($(requirements | wc -l) pins)"
+    return 0
+  fi
+  say "installing $(printf '%s\n' "$missing" | wc -l) pinned package(s) into $VENV"
+  if printf '%s\n' "$missing" | grep -q '^pip=='; then
+    "$VENV/bin/python" -m pip install --disable-pip-version-check "pip==$PIP_VERSION" \
+      || die "cannot install pip $PIP_VERSION: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
+  fi
+  reqs=$(mktemp); TMP_FILES+=("$reqs")
+  requirements > "$reqs"
+  # --no-deps: the pin set is complete (it was resolved and tested as a whole); pip must not pick today's numpy.
+  "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps -r "$reqs" \
+    || die "pip could not install the pinned packages: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
+  "$VENV/bin/python" -m pip check >/dev/null \
+    || warn "pip check reports inconsistencies ('$VENV/bin/python -m pip check' shows them)"
+  changed "installed the pinned packages"
+}
+
+find_lib() {  # find_lib NAME: the first library folder that has NAME
+  local dir
+  while IFS= read -r dir; do
+    if [ -e "$dir/$1" ]; then printf '%s/%s\n' "$dir" "$1"; return 0; fi
+  done < <(lib_dirs | tail -n +3)
+  return 1
+}
+
+make_links() {
+  local spec link target dir="$VENV/lib/tfenv"
+  mkdir -p "$dir"
+  for spec in ${LINKS[@]+"${LINKS[@]}"}; do
+    link=${spec%%:*}
+    target=$(find_lib "${spec#*:}") || die "${spec#*:} is in none of the CUDA library folders, so $link cannot point to it: run the script again to reinstall"
+    if [ "$(readlink "$dir/$link" 2>/dev/null || true)" = "$target" ]; then
+      continue
+    fi
+    ln -sfn "$target" "$dir/$link"
+    changed "linked $link -> $target"
+  done
+}
+
+write_activation() {
+  local act="$VENV/bin/activate" block current tmp dir
+  while IFS= read -r dir; do
+    [ "$dir" = "$WSL_LIB" ] || [ -d "$dir" ] || die "$dir is missing: run the script again to reinstall its package"
+  done < <(lib_dirs)
+  block=$(activation_block)
+  current=$(sed -n "/^$MARK_BEGIN\$/,/^$MARK_END\$/p" "$act")
+  if [ "$current" = "$block" ]; then
+    say "ok: $act sets LD_LIBRARY_PATH"
+    return 0
+  fi
+  tmp=$(mktemp); TMP_FILES+=("$tmp")
+  sed "/^$MARK_BEGIN\$/,/^$MARK_END\$/d" "$act" > "$tmp"
+  printf '%s\n' "$block" >> "$tmp"
+  cat "$tmp" > "$act"
+  changed "wrote LD_LIBRARY_PATH into $act"
+}
+
+# --- the checks of tfenv's image suite, in the venv as a user activates it -----------------------
+
+final_checks() {
+  local rc=0
+  (
+    set +u
+    # shellcheck source=/dev/null
+    . "$VENV/bin/activate"
+    PYTHONDONTWRITEBYTECODE=1 python - "$TF_VERSION" "${SONAMES[@]}"
+  ) <<'PY' || rc=$?
+import ctypes, os, re, subprocess, sys
+
+want_tf, sonames = sys.argv[1], sys.argv[2:]
+
+
+def mapped():
+    with open("/proc/self/maps") as maps:
+        return {line.split(None, 5)[5].strip() for line in maps if "/" in line}
+
+
+failed = 0
+for name in sonames:
+    before = mapped()
+    try:
+        ctypes.CDLL(name)
+    except OSError as exc:
+        print("FAIL %s does not load: %s" % (name, exc))
+        failed += 1
+        continue
+    # The file it maps, new ones first (a library may already be loaded as another one's dependency).
+    stem = name.split(".so")[0] + ".so"
+    now = mapped()
+    hits = [p for p in sorted(now - before) + sorted(now & before) if os.path.basename(p).startswith(stem)]
+    print("ok   %s loads from %s" % (name, hits[0] if hits else "(not found in /proc/self/maps)"))
+
+code = "import tensorflow as tf; print(tf.__version__); print(len(tf.config.list_physical_devices('GPU')))"
+child = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+if child.returncode != 0:
+    print("FAIL import tensorflow: " + (child.stderr.strip().splitlines() or ["exit %d" % child.returncode])[-1])
+    sys.exit(1)
+version, gpus = child.stdout.split()[-2:]
+missing = sorted(set(re.findall(r"Could not load dynamic library '([^']+)'", child.stderr)) - {"libcuda.so.1"})
+for name in missing:
+    print("FAIL TensorFlow could not load %s" % name)
+failed += len(missing)
+if version != want_tf:
+    print("FAIL TensorFlow is %s, not %s" % (version, want_tf))
+    failed += 1
+else:
+    print("ok   TensorFlow %s" % version)
+if failed:
+    sys.exit(1)
+print("ok   TensorFlow lists %s GPU(s)" % gpus if gpus != "0" else "none TensorFlow lists no GPU")
+sys.exit(0 if gpus != "0" else 4)
+PY
+  case "$rc" in
+    0) say "all checks passed: source $VENV/bin/activate" ;;
+    4)
+      if [ "$REQUIRE_GPU" = 1 ]; then
+        die "TensorFlow lists no GPU: check 'nvidia-smi' in PowerShell shows the GPU with driver $DRIVER_MIN or newer, then 'wsl --shutdown' and try again" 1
+      fi
+      warn "TensorFlow lists no GPU; the libraries are in place. Check 'nvidia-smi' in PowerShell shows the GPU with driver $DRIVER_MIN or newer, then 'wsl --shutdown' and try again (--require-gpu makes this an error)"
+      say "checks passed without a GPU: source $VENV/bin/activate"
+      ;;
+    *) die "the checks above failed: run the script again (it reinstalls what is missing); if they still fail, report the output" 1 ;;
+  esac
+}
+
+# --- dry run: the plan, from the same values the steps use ----------------------------------------
+
+dry_run() {
+  local release found
+  if [ -z "$DISTRO" ]; then
+    release=$(os_release)
+    found=$(distro_of_os_release "$release") \
+      || die "this distribution (${release/:/ }) is not one $TFENV_ENV was tested on: pass --distro NAME to plan for one (Ubuntu-20.04, Debian)"
+    DISTRO=$found
+  fi
+  use_distro "$DISTRO"
+  say "dry run for $TFENV_ENV on $DISTRO (Python $PY), venv $VENV: nothing is changed or checked"
+  echo "would check: /proc/version names Microsoft's WSL2 kernel"
+  echo "would check: the Windows driver's libcuda.so is in /usr/lib/wsl/lib (driver $DRIVER_MIN or newer)"
+  echo "would check: no Linux NVIDIA driver inside WSL (packages nvidia-driver-*, libnvidia-compute-*, cuda-drivers; libcuda.so*, libnvidia-ml.so* outside /usr/lib/wsl)"
+  echo "would check: /etc/os-release is $DISTRO, python$PY has the venv module"
+  echo "would run, if python$PY or its venv module is missing: as root: apt-get install -y --no-install-recommends python$PY python$PY-venv"
+  echo "would run, if $VENV is missing: python$PY -m venv $VENV"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install pip==$PIP_VERSION"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps -r REQUIREMENTS, where REQUIREMENTS is:"
+  requirements | sed 's/^/    /'
+  for spec in ${LINKS[@]+"${LINKS[@]}"}; do
+    echo "would link: $VENV/lib/tfenv/${spec%%:*} -> ${spec#*:} (from the CUDA library folders)"
+  done
+  echo "would write into $VENV/bin/activate:"
+  activation_block | sed 's/^/    /'
+  echo "would check: ${SONAMES[*]} load; TensorFlow is $TF_VERSION; TensorFlow lists a GPU ($([ "$REQUIRE_GPU" = 1 ] && echo error || echo warning) if not)"
+}
+
+main() {
+  parse_args "$@"
+  case "$MODE" in
+    dry-run) dry_run; return 0 ;;
+    check) preflight; return 0 ;;
+  esac
+  preflight
+  install_python
+  make_venv
+  install_packages
+  make_links
+  write_activation
+  if [ "$CHANGES" = 0 ]; then say "already installed: nothing changed"; else say "$CHANGES change(s) made"; fi
+  final_checks
+}
+
+main "$@"
