@@ -188,3 +188,19 @@ def test_jupyter_runs_on_the_project_image(built_project, docker_client):
     finally:
         stop = tfenv("stop", name, cwd=folder, timeout=120)
     assert stop.returncode == 0, stop.stderr
+
+
+def test_devcontainer_folder_builds_the_project_image(built_project, docker_client):
+    """What VS Code builds from .devcontainer/ is the project image: same lock, same labels, non-root user."""
+    folder = built_project["folder"]
+    written = tfenv("devcontainer", "--repo", built_project["env_repo"], cwd=folder, timeout=120)
+    assert written.returncode == 0, written.stderr
+    config = json.loads((folder / ".devcontainer" / "devcontainer.json").read_text(encoding="utf-8"))
+    tag = f"{built_project['repo']}:devcontainer"  # in the project's repository: the fixture removes it
+    build = subprocess.run(["docker", "build", "-q", "-t", tag, str(folder / ".devcontainer")], capture_output=True,
+                           text=True, timeout=600)
+    assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-2000:]
+    img = docker_client.images.get(tag)
+    assert img.labels["io.tfenv.project-lock"] == built_project["ref"].rsplit("-", 1)[1]
+    assert img.attrs["Config"]["User"] == "1000" and config["remoteUser"] == "tf"
+    assert img.attrs["Config"]["WorkingDir"] == config["workspaceFolder"] == "/workspace"
