@@ -29,6 +29,7 @@ normalize = env_lock.normalize
 UV_TIMEOUT_S = 300  # a cold resolution downloads metadata; a stuck index must not hang the build
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _SPEC = r"[<>=!~][^\s]*"
+_VERSION = re.compile(r"[0-9][A-Za-z0-9.+!_-]*")  # PEP 440, local versions included
 # uv's explanation: "Because opencv-python==4.12.0.88 depends on numpy>=2,<2.3.0 and numpy==1.24.1, ..."
 _DEPENDS = re.compile(rf"(?:all versions of )?(?P<pkg>{_NAME})(?P<pkgspec>{_SPEC})? depends? on "
                       rf"(?P<dep>{_NAME})(?P<spec>{_SPEC}) and (?P=dep)==(?P<pin>[^\s,]+)")
@@ -142,7 +143,8 @@ def read_lock(path: Path) -> ProjectLock | None:
         if not line:
             continue
         name, sep, version = line.partition("==")
-        if not sep or not name.strip() or not version.strip():
+        # strict: the pins are written into the Dockerfile's RUN line
+        if not sep or not re.fullmatch(_NAME, name.strip()) or not _VERSION.fullmatch(version.strip()):
             raise ResolveFailed(f"{path.name}:{number}: expected 'name==version', got {line!r}: "
                                 f"run `tfenv lock` to write it again")
         pins.append((name.strip(), version.strip()))

@@ -147,10 +147,11 @@ def test_lock_digest_follows_content_and_apt(tmp_path, m):
     assert "# apt: graphviz" in b and a != b
 
 
-def test_a_broken_lock_line_is_one_line(tmp_path, m):
+@pytest.mark.parametrize("line", ["pandas>=2", "pandas==2.0; curl x | sh", "pandas== ", "a b==1"])
+def test_a_broken_lock_line_is_one_line(tmp_path, m, line):
     p = project(tmp_path, m)
-    p.lock_path.write_text("# inputs: x\npandas>=2\n", encoding="utf-8")
-    with pytest.raises(resolve.ResolveFailed, match=r"^tfenv.lock:2: expected 'name==version', got 'pandas>=2'"):
+    p.lock_path.write_text(f"# inputs: x\n{line}\n", encoding="utf-8")
+    with pytest.raises(resolve.ResolveFailed, match=r"^tfenv.lock:2: expected 'name==version', got "):
         resolve.read_lock(p.lock_path)
 
 
