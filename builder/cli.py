@@ -48,6 +48,8 @@ COMMANDS = {
                 "Explain a pasted TF error log: cause, evidence, the fix for its platform."),
     "wsl": ("windows:wsl_command", "Windows and WSL",
             "Write the WSL2 setup script of an environment (--windows: PowerShell)."),
+    "windows": ("windows:windows_command", "Windows and WSL",
+                "Write the native Windows setup.ps1 of an environment (no WSL, no Docker)."),
     "matrix": ("maintain:matrix_command", "Maintain the matrix", "Show the version matrix (table, --json or --yaml)."),
     "show": ("maintain:show_command", "Maintain the matrix", "Everything about one environment, with its image tags."),
     "render": ("maintain:render_command", "Maintain the matrix",

@@ -40,6 +40,28 @@ def env_dict(m: Matrix, env: Env, repo: str, os_name: str | None = None) -> dict
         "pins": env.pins,
         "lock_date": env.lock_date,
         "variants": [target_dict(m, env, name, repo) for name in variants],
+        "windows": windows_dict(m, env),
+    }
+
+
+def windows_dict(m: Matrix, env: Env) -> dict | None:
+    """The native Windows route (`tfenv windows`), or None where the CUDA stack has none."""
+    from builder import windows
+
+    stack = env.cuda.windows
+    if stack is None or m.windows is None:
+        return None
+    python = windows.python_for(m, env)
+    return {
+        "route": "pip" if stack.source == "pip" else "guided (NVIDIA's CUDA installer and the cuDNN zip)",
+        "python": python,
+        "lock": f"locks/{windows.lock_name(env, python)}",
+        "script": windows.relpath(env),
+        "dlls": list(env.windows_dlls),
+        "optional_dlls": list(env.windows_optional_dlls),
+        "pip": dict(stack.pip),
+        "copies": [{"from": c.source, "to": c.to} for c in stack.copies],
+        "path_dirs": windows.hook_dirs(env),  # venv-relative, what the .pth hook puts on PATH
     }
 
 
@@ -107,6 +129,12 @@ def print_env(info: dict) -> None:
     for shim in info["shims"]:
         console.print(f"  shim: {shim['link']} -> {shim['to']}")
     console.print(f"  pins: {', '.join(f'{k}=={v}' for k, v in info['pins'].items())} (lock as of {info['lock_date']})")
+    win = info.get("windows")
+    if win:
+        console.print(f"  [bold]native Windows[/bold] ({win['route']}, Python {win['python']}): {win['script']}")
+        console.print(f"    loads: {', '.join(win['dlls'])}")
+        for copy in win["copies"]:
+            console.print(f"    copy: {copy['from']} -> {copy['to']}")
     for v in info["variants"]:
         console.print(f"  [bold]{v['os']}[/bold] ({v['base_image']}, Python {v['python']}, cuDNN {v['cudnn']})")
         console.print(f"    Dockerfile: {v['dockerfile']}")

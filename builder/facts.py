@@ -23,10 +23,10 @@ def facts_from_matrix(matrix: Matrix) -> dict:
             "pins": dict(env.pins),  # explain names the numpy/protobuf pin of the environment's lock
         }
     for env in matrix.envs.values():
-        # The DLL names of native Windows, where the matrix has them (else doctor derives them from the sonames).
-        windows = getattr(env, "windows_sonames", None)
-        if windows:
-            envs[env.name]["windows_sonames"] = list(windows)
-            envs[env.name]["windows_optional"] = list(getattr(env, "windows_optional", None) or ())
+        # The DLL names of native Windows (matrix.yaml sonames.<set>.windows and windows_optional), under the
+        # keys doctor reads; without them doctor derives the names from the sonames.
+        if env.windows_dlls:
+            envs[env.name]["windows_sonames"] = list(env.windows_dlls)
+            envs[env.name]["windows_optional"] = list(env.windows_optional_dlls)
     cuda = {v: {"full": s.full, "driver_min": dict(s.driver_min)} for v, s in matrix.cuda.items()}
     return {"schema": 1, "envs": envs, "cuda": cuda}

@@ -19,9 +19,6 @@ from builder import paths
 from builder.errors import TfenvError
 from builder.matrix import Matrix, Target
 
-# The images' platform for resolution: x86_64 Linux, wheels for glibc 2.17 or newer (every variant has more).
-PYTHON_PLATFORM = "x86_64-manylinux_2_17"
-
 
 class LockError(TfenvError):
     """A lock is missing or cannot be resolved; the message is one line."""
@@ -80,34 +77,46 @@ def requirements_for(target: Target, matrix: Matrix, jupyter: bool = False) -> l
 
 def resolve(target: Target, matrix: Matrix, jupyter: bool = False, root: Path | None = None) -> Path:
     """Resolve one lock with uv and write it; the jupyter lock is constrained by the base lock."""
-    uv = shutil.which("uv")
-    if not uv:
-        raise LockError("`tfenv lock` needs uv: pip install 'tfenv[dev]' (or pip install uv)")
     out = lock_path(target, jupyter, root)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # --exclude-newer is exclusive: take everything published up to the end of lock_date.
-    cutoff = datetime.date.fromisoformat(target.env.lock_date) + datetime.timedelta(days=1)
-    with tempfile.TemporaryDirectory() as tmp:
-        req = Path(tmp) / "requirements.in"
-        req.write_text("\n".join(requirements_for(target, matrix, jupyter)) + "\n", encoding="utf-8")
-        cmd = [
-            uv, "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",
-            "--python-version", target.python, "--python-platform", PYTHON_PLATFORM,
-            "--exclude-newer", cutoff.isoformat(),
-        ]
-        if jupyter:
-            cmd += ["--constraint", str(lock_path(target, False, root))]
-        result = subprocess.run(cmd, capture_output=True, text=True)
-    if result.returncode != 0:
-        last = (result.stderr.strip().splitlines() or ["uv failed"])[-1]
-        raise LockError(f"cannot resolve {out.name}: {last}")
+    constraint = lock_path(target, False, root) if jupyter else None
+    pins = compile_pins(requirements_for(target, matrix, jupyter), target.python, LINUX_PLATFORM,
+                        target.env.lock_date, out.name, constraint)
     header = (
         f"# tfenv lock for {target.env.name} on Python {target.python}{' with Jupyter' if jupyter else ''},\n"
         f"# resolved from matrix.yaml as of {target.env.lock_date} by `tfenv lock`. Do not edit.\n"
     )
-    pins = [line for line in result.stdout.splitlines() if line and not line.startswith("#")]
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(header + "\n".join(pins) + "\n", encoding="utf-8")
     return out
+
+
+LINUX_PLATFORM = "x86_64-manylinux_2_17"
+WINDOWS_PLATFORM = "x86_64-pc-windows-msvc"
+
+
+def compile_pins(requirements: list[str], python: str, platform: str, lock_date: str, name: str,
+                 constraint: Path | None = None) -> list[str]:
+    """uv's exact pins for `requirements` on one Python and platform, as published up to lock_date."""
+    uv = shutil.which("uv")
+    if not uv:
+        raise LockError("`tfenv lock` needs uv: pip install 'tfenv[dev]' (or pip install uv)")
+    # --exclude-newer is exclusive: take everything published up to the end of lock_date.
+    cutoff = datetime.date.fromisoformat(lock_date) + datetime.timedelta(days=1)
+    with tempfile.TemporaryDirectory() as tmp:
+        req = Path(tmp) / "requirements.in"
+        req.write_text("\n".join(requirements) + "\n", encoding="utf-8")
+        cmd = [
+            uv, "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",
+            "--python-version", python, "--python-platform", platform,
+            "--exclude-newer", cutoff.isoformat(),
+        ]
+        if constraint:
+            cmd += ["--constraint", str(constraint)]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or ["uv failed"])[-1]
+        raise LockError(f"cannot resolve {name}: {last}")
+    return [line for line in result.stdout.splitlines() if line and not line.startswith("#")]
 
 
 def lock_targets(matrix: Matrix) -> list[Target]:

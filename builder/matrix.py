@@ -68,6 +68,35 @@ class WslCuda:
 
 
 @dataclass(frozen=True)
+class Copy:
+    """A DLL the Windows script copies under the name TF asks for (Windows has no symlinks without admin)."""
+
+    source: str
+    to: str
+
+
+@dataclass(frozen=True)
+class WindowsInstaller:
+    """NVIDIA's local CUDA installer, run silently with runtime components only (the guided route)."""
+
+    url: str
+    components: tuple[str, ...]  # setup.exe -s switches, e.g. cudart_10.2
+    dll_dirs: tuple[str, ...]  # folders under the toolkit root whose DLLs the venv takes, e.g. bin
+
+
+@dataclass(frozen=True)
+class WindowsCuda:
+    """Where a native Windows venv takes this CUDA stack's DLLs from (`tfenv windows`)."""
+
+    source: str  # "pip": NVIDIA's win_amd64 wheels; "installer": NVIDIA's installer and the cuDNN zip (guided)
+    pip: dict[str, str] = field(default_factory=dict)
+    cudnn: str | None = None  # cuDNN the pip route installs
+    installer: WindowsInstaller | None = None
+    cudnn_zip: str | None = None  # the file name NVIDIA's cuDNN archive (login required) has
+    copies: tuple[Copy, ...] = ()
+
+
+@dataclass(frozen=True)
 class CudaStack:
     version: str  # "11.2"
     full: str  # "11.2.2"
@@ -76,6 +105,7 @@ class CudaStack:
     ubuntu: UbuntuCuda | None
     debian: DebianCuda | None
     wsl: WslCuda | None = None
+    windows: WindowsCuda | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +122,8 @@ class Env:
     os: tuple[str, ...]
     pins: dict[str, str]
     lock_date: str
+    windows_dlls: tuple[str, ...] = ()  # what the win_amd64 wheel loads by bare name (driver's nvcuda.dll aside)
+    windows_optional_dlls: tuple[str, ...] = ()  # CUPTI: the profiler only
 
     @property
     def tf_short(self) -> str:
@@ -150,6 +182,18 @@ class WslSettings:
 
 
 @dataclass(frozen=True)
+class WindowsSettings:
+    python: dict[str, str]  # Python line -> python.org's last Windows installer of it, e.g. "3.10" -> "3.10.11"
+    vc_runtime: tuple[str, ...]  # the Visual C++ runtime DLLs TF needs
+    vc_runtime_url: str
+
+    def python_for(self, env: Env) -> str | None:
+        """The newest Python line with a python.org Windows installer that the environment supports."""
+        fits = [v for v in self.python if env.supports_python(v)]
+        return max(fits, key=version_key) if fits else None
+
+
+@dataclass(frozen=True)
 class Matrix:
     path: Path
     image: ImageSettings
@@ -158,6 +202,7 @@ class Matrix:
     envs: dict[str, Env]
     jupyter_packages: tuple[str, ...]
     wsl: WslSettings | None = None
+    windows: WindowsSettings | None = None
 
     def env(self, name: str) -> Env:
         if name not in self.envs:
@@ -285,7 +330,7 @@ def load(path: Path | str | None = None) -> Matrix:
 def parse(data: Any, path: Path) -> Matrix:
     c = _Checker(path.name)
     top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"),
-                    optional=("wsl",))
+                    optional=("wsl", "windows"))
     if top["schema"] != 1:
         c.fail("schema", f"expected 1, got {top['schema']!r}")
     image = _parse_image(c, top["image"])
@@ -313,6 +358,68 @@ def parse(data: Any, path: Path) -> Matrix:
         envs=envs,
         jupyter_packages=c.strings(jupyter["packages"], "jupyter.packages"),
         wsl=_parse_wsl(c, top["wsl"], os_variants) if "wsl" in top else None,
+        windows=_parse_windows(c, top["windows"]) if "windows" in top else None,
+    )
+
+
+def _parse_windows(c: _Checker, raw: Any) -> WindowsSettings:
+    m = c.mapping(raw, "windows", required=("python", "vc_runtime", "vc_runtime_url"))
+    python = c.str_map(m["python"], "windows.python")
+    for line, release in python.items():
+        c.version(line, f"windows.python.{line}")
+        if not c.version(release, f"windows.python.{line}").startswith(line + "."):
+            c.fail(f"windows.python.{line}", f"expected a {line}.N release, got {release!r}")
+    return WindowsSettings(
+        python=python,
+        vc_runtime=_dll_names(c, m["vc_runtime"], "windows.vc_runtime"),
+        vc_runtime_url=_https(c, m["vc_runtime_url"], "windows.vc_runtime_url"),
+    )
+
+
+def _dll_names(c: _Checker, value: Any, path: str) -> tuple[str, ...]:
+    names = c.strings(value, path)
+    for i, name in enumerate(names):
+        if not name.lower().endswith(".dll") or "/" in name or "\\" in name:
+            c.fail(f"{path}[{i}]", f"expected a bare DLL name like 'cudart64_110.dll', got {name!r}")
+    return names
+
+
+def _https(c: _Checker, value: Any, path: str) -> str:
+    text = c.string(value, path)
+    if not text.startswith("https://") or any(ch in text for ch in " '\"`"):
+        c.fail(path, f"expected an https:// URL without quotes or spaces, got {text!r}")
+    return text
+
+
+def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
+    m = c.mapping(raw, p, required=("source",), optional=("pip", "cudnn", "installer", "cudnn_zip", "copies"))
+    source = c.one_of(m["source"], f"{p}.source", ("pip", "installer"), "Windows CUDA source")
+    needs = ("pip", "cudnn") if source == "pip" else ("installer", "cudnn_zip")
+    for key in needs:
+        if key not in m:
+            c.fail(f"{p}.{key}", f"missing required key (source {source!r} needs {' and '.join(needs)})")
+    for key in sorted(set(m) - set(needs) - {"source", "copies"}):
+        c.fail(f"{p}.{key}", f"belongs to source {'installer' if source == 'pip' else 'pip'}, not {source!r}")
+    installer = None
+    if "installer" in m:
+        i = c.mapping(m["installer"], f"{p}.installer", required=("url", "components", "dll_dirs"))
+        installer = WindowsInstaller(
+            url=_https(c, i["url"], f"{p}.installer.url"),
+            components=c.strings(i["components"], f"{p}.installer.components"),
+            dll_dirs=c.strings(i["dll_dirs"], f"{p}.installer.dll_dirs"),
+        )
+    copies = []
+    for i, raw_copy in enumerate(m.get("copies", [])):
+        cp = c.mapping(raw_copy, f"{p}.copies[{i}]", required=("from", "to"))
+        copies.append(Copy(_dll_names(c, [cp["from"]], f"{p}.copies[{i}].from")[0],
+                           _dll_names(c, [cp["to"]], f"{p}.copies[{i}].to")[0]))
+    return WindowsCuda(
+        source=source,
+        pip=c.str_map(m["pip"], f"{p}.pip") if "pip" in m else {},
+        cudnn=c.version(m["cudnn"], f"{p}.cudnn") if "cudnn" in m else None,
+        installer=installer,
+        cudnn_zip=c.string(m["cudnn_zip"], f"{p}.cudnn_zip") if "cudnn_zip" in m else None,
+        copies=tuple(copies),
     )
 
 
@@ -381,20 +488,23 @@ def _parse_os(c: _Checker, name: str, raw: Any) -> OsVariant:
     )
 
 
-def _parse_sonames(c: _Checker, name: str, raw: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _parse_sonames(c: _Checker, name: str, raw: Any) -> tuple[tuple[str, ...], ...]:
+    """(required, optional, windows, windows_optional) for one soname set."""
     p = f"sonames.{name}"
-    m = c.mapping(raw, p, required=("required",), optional=("optional",))
+    m = c.mapping(raw, p, required=("required",), optional=("optional", "windows", "windows_optional"))
     required = c.strings(m["required"], f"{p}.required")
     for i, so in enumerate(required):
         if ".so." not in so:
             c.fail(f"{p}.required[{i}]", f"expected a soname like 'libcudart.so.11.0', got {so!r}")
-    return required, c.strings(m.get("optional", []), f"{p}.optional")
+    return (required, c.strings(m.get("optional", []), f"{p}.optional"),
+            _dll_names(c, m.get("windows", []), f"{p}.windows"),
+            _dll_names(c, m.get("windows_optional", []), f"{p}.windows_optional"))
 
 
 def _parse_cuda(c: _Checker, version: str, raw: Any, os_variants: dict[str, OsVariant]) -> CudaStack:
     p = f"cuda.{version}"
     c.version(version, p)
-    m = c.mapping(raw, p, required=("full", "cudnn", "driver_min"), optional=("ubuntu", "debian", "wsl"))
+    m = c.mapping(raw, p, required=("full", "cudnn", "driver_min"), optional=("ubuntu", "debian", "wsl", "windows"))
     driver = c.mapping(
         m["driver_min"], f"{p}.driver_min", required=("linux", "windows"), optional=("compat_linux", "compat_windows")
     )
@@ -432,6 +542,7 @@ def _parse_cuda(c: _Checker, version: str, raw: Any, os_variants: dict[str, OsVa
         ubuntu=ubuntu,
         debian=debian,
         wsl=_parse_wsl_cuda(c, f"{p}.wsl", m["wsl"], ubuntu is not None) if "wsl" in m else None,
+        windows=_parse_windows_cuda(c, f"{p}.windows", m["windows"]) if "windows" in m else None,
     )
 
 
@@ -458,11 +569,22 @@ def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
         cudnn=cudnn,
         sonames=sonames[soname_set][0],
         optional_sonames=sonames[soname_set][1],
+        windows_dlls=sonames[soname_set][2],
+        windows_optional_dlls=sonames[soname_set][3],
         shims=tuple(_parse_shim(c, f"{p}.shims[{i}]", s) for i, s in enumerate(m.get("shims", []))),
         os=os_names,
         pins=c.str_map(m["pins"], f"{p}.pins"),
         lock_date=_date(c, m["lock_date"], f"{p}.lock_date"),
     )
+    if stack.windows:
+        wanted = env.windows_dlls + env.windows_optional_dlls
+        if not env.windows_dlls:
+            c.fail(f"{p}.sonames", f"CUDA {stack.version} has a Windows route, so soname set {soname_set!r} "
+                                   f"needs 'windows': the DLLs TF loads there")
+        for copy in stack.windows.copies:
+            if copy.to not in wanted:
+                c.fail(f"cuda.{stack.version}.windows.copies", f"{copy.to} is not a DLL TF {env.tensorflow} loads "
+                                                               f"(sonames.{soname_set}.windows)")
     for i, os_name in enumerate(os_names):
         where = f"{p}.os[{i}]"
         variant = os_variants[c.one_of(os_name, where, os_variants, "OS variant")]
@@ -481,6 +603,8 @@ def _check_cudnn(c: _Checker, path: str, wanted: str, stack: CudaStack) -> None:
     installed = [stack.cudnn] + ([stack.debian.cudnn] if stack.debian else [])
     if stack.wsl and stack.wsl.cudnn:
         installed.append(stack.wsl.cudnn)
+    if stack.windows and stack.windows.cudnn:
+        installed.append(stack.windows.cudnn)
     for have in installed:
         if version_key(have)[0] != version_key(wanted)[0] or version_key(have)[:2] < version_key(wanted)[:2]:
             c.fail(path, f"TF needs cuDNN {wanted}.x with the same major version; CUDA {stack.version} "

@@ -49,10 +49,11 @@ def ld_library_path(target: Target) -> str:
     return ":".join(dirs)
 
 
-def wheel_lib_dirs(pip: dict[str, str]) -> list[str]:
+def wheel_lib_dirs(pip: dict[str, str], leaf: str = "lib") -> list[str]:
     """site-packages-relative folders the NVIDIA wheels put their libraries in
-    (nvidia-cudnn-cu11 -> nvidia/cudnn/lib, nvidia-cuda-runtime-cu11 -> nvidia/cuda_runtime/lib)."""
-    return [f"nvidia/{re.sub(r'^nvidia-|-cu[0-9]+$', '', name).replace('-', '_')}/lib" for name in pip]
+    (nvidia-cudnn-cu11 -> nvidia/cudnn/lib, nvidia-cuda-runtime-cu11 -> nvidia/cuda_runtime/lib; the
+    win_amd64 wheels use bin instead of lib)."""
+    return [f"nvidia/{re.sub(r'^nvidia-|-cu[0-9]+$', '', name).replace('-', '_')}/{leaf}" for name in pip]
 
 
 def pip_lib_dirs(target: Target, matrix: Matrix) -> list[str]:
@@ -108,4 +109,4 @@ def render_all(matrix: Matrix, targets: list[Target] | None = None) -> list[Gene
 
 
 # The committed renders of every environment, for the stale-file check.
-STALE_GLOBS = ("dockerfiles/*/*/Dockerfile", "wsl/*/*")
+STALE_GLOBS = ("dockerfiles/*/*/Dockerfile", "wsl/*/*", "windows/*/*")

@@ -56,11 +56,11 @@ def write_matrix(tmp_path):
 
 @pytest.fixture
 def checkout_copy(tmp_path) -> Path:
-    """A copy of the files render --check compares: matrix.yaml and the rendered dockerfiles/ and wsl/."""
+    """A copy of the files render --check compares: matrix.yaml and the rendered dockerfiles/, wsl/, windows/."""
     dest = tmp_path / "checkout"
     dest.mkdir()
     shutil.copy(ROOT / "matrix.yaml", dest / "matrix.yaml")
-    for folder in ("dockerfiles", "wsl"):
+    for folder in ("dockerfiles", "wsl", "windows"):
         shutil.copytree(ROOT / folder, dest / folder)
     return dest
 

@@ -56,14 +56,17 @@ def show_command(ctx, env, os_name, repo, as_json):
 @click.option("--check", is_flag=True, help="Fail when the committed renders differ from matrix.yaml.")
 @click.pass_context
 def render_command(ctx, envs, all_, os_name, out, check):
-    """Render the Dockerfiles and WSL scripts from matrix.yaml (--check: fail on drift)."""
-    from builder import generated, render, wsl
+    """Render the Dockerfiles, WSL and Windows scripts from matrix.yaml (--check: fail on drift)."""
+    from builder import generated, render, windows, wsl
 
     m = load_matrix(ctx)
     targets = m.select(envs, [os_name] if os_name else ())
-    # The WSL scripts (wsl/ENV/) are per environment, not per OS variant: --os leaves them out.
-    rendered = render.render_all(m, targets) + ([] if os_name else wsl.render_all(m, list(envs) or None))
-    root = checkout_or(out, "--out DIR for the rendered dockerfiles/ and wsl/")
+    rendered = render.render_all(m, targets)
+    # The WSL and Windows scripts (wsl/ENV/, windows/ENV/) are per environment, not per OS variant: --os
+    # leaves them out.
+    if not os_name:
+        rendered += wsl.render_all(m, list(envs) or None) + windows.render_all(m, list(envs) or None)
+    root = checkout_or(out, "--out DIR for the rendered dockerfiles/, wsl/ and windows/")
     if not check:
         for path in generated.write(rendered, root):
             click.echo(str(path))
@@ -86,7 +89,7 @@ def lock_command(ctx, envs, jupyter):
 
     In a folder with tfenv.yaml and no ENV: resolve the project's tfenv.lock again instead.
     """
-    from builder import lock, paths
+    from builder import lock, paths, windows
     from builder.project import config
 
     m = load_matrix(ctx)
@@ -104,6 +107,8 @@ def lock_command(ctx, envs, jupyter):
         click.echo(str(lock.resolve(target, m, False, root)))
         if jupyter:
             click.echo(str(lock.resolve(target, m, True, root)))
+    for name in [n for n in m.envs if n in wanted and windows.supported(m.env(n))]:
+        click.echo(str(windows.resolve_lock(m, m.env(name), root)))  # locks/ENV-win-pyX.Y.txt
 
 
 @click.command("bake")

@@ -1,4 +1,4 @@
-"""Windows and WSL: wsl (the WSL2 setup scripts)."""
+"""Windows and WSL: wsl (the WSL2 setup scripts), windows (the native Windows setup.ps1)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,29 @@ def wsl_command(ctx, env, distro, windows, output):
     if not output:
         # Standard output is text: the platform adds its own line ends (CRLF on Windows), so give it LF.
         click.echo(rendered.text.replace("\r\n", "\n"), nl=False)
+        return
+    path = Path(output)
+    generated.write([replace(rendered, relpath=path.name)], path.parent)
+    click.echo(str(path), err=True)
+
+
+@click.command("windows")
+@click.argument("env")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
+              help="Write to this file instead of standard output.")
+@click.pass_context
+def windows_command(ctx, env, output):
+    """Write setup.ps1, which installs ENV natively on 64-bit Windows 10/11 into a venv (TF 2.5-2.10 from pip
+    alone; TF 2.2-2.4 guided through NVIDIA's CUDA installer and the cuDNN zip). Run it with
+    `powershell -ExecutionPolicy Bypass -File .\\setup.ps1`. The renders are committed under windows/."""
+    from dataclasses import replace
+
+    from builder import generated, windows
+
+    m = load_matrix(ctx)
+    rendered = windows.render(m, m.env(env))
+    if not output:
+        click.echo(rendered.text, nl=False)
         return
     path = Path(output)
     generated.write([replace(rendered, relpath=path.name)], path.parent)

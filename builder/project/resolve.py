@@ -209,7 +209,7 @@ def compile_(lines: list[str], folder: Path, target: Target, jupyter: bool, inde
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
         cmd = [_uv(), "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",
-               "--python-version", target.python, "--python-platform", env_lock.PYTHON_PLATFORM]
+               "--python-version", target.python, "--python-platform", env_lock.LINUX_PLATFORM]
         for path in constraint_paths(target, jupyter):
             cmd += ["--constraint", str(path)]
         if index_url:

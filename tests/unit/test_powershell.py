@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from builder import matrix, wsl
+from builder import matrix, windows, wsl
 from tests.unit.powershell_lint import lint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +21,8 @@ COMMITTED = sorted(p for pattern in ("wsl/*/*.ps1", "windows/*/*.ps1") for p in 
 
 def _rendered() -> list[tuple[str, str]]:
     m = matrix.load(ROOT / "matrix.yaml")
-    return [(r.relpath, r.text) for r in wsl.render_all(m) if r.relpath.endswith(".ps1")]
+    rendered = wsl.render_all(m) + windows.render_all(m)  # windows: what `tfenv windows ENV -o FILE` writes
+    return [(r.relpath, r.text) for r in rendered if r.relpath.endswith(".ps1")]
 
 
 SCRIPTS = [(p.relative_to(ROOT).as_posix(), p.read_bytes().decode("utf-8")) for p in COMMITTED]
