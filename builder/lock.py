@@ -8,6 +8,7 @@ release was current; today's numpy 2 or protobuf 4 would break the old TF lines 
 from __future__ import annotations
 
 import datetime
+import re
 import shutil
 import subprocess
 import tempfile
@@ -57,11 +58,12 @@ def parse(path: Path) -> Lock:
         if not sep or not name or not version:
             raise LockError(f"{path.name}:{number}: expected 'name==version', got {line!r}")
         pins.append((name.strip(), version.strip()))
-    return Lock(path, tuple(sorted(pins, key=lambda p: _normalize(p[0]))))
+    return Lock(path, tuple(sorted(pins, key=lambda p: normalize(p[0]))))
 
 
-def _normalize(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
+def normalize(name: str) -> str:
+    """A distribution name as PEP 503 compares them: lower case, runs of -_. as one '-'."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def requirements_for(target: Target, matrix: Matrix, jupyter: bool = False) -> list[str]:

@@ -85,10 +85,20 @@ def render_command(ctx, envs, all_, os_name, out, check):
 @click.option("--jupyter/--no-jupyter", default=True, help="Also resolve the Jupyter stage's lock.")
 @click.pass_context
 def lock_command(ctx, envs, jupyter):
-    """Resolve each environment's full pin set into locks/ (as of its lock_date)."""
+    """Resolve each environment's full pin set into locks/ (as of its lock_date).
+
+    In a folder with tfenv.yaml and no ENV: resolve the project's tfenv.lock again instead.
+    """
     from builder import lock, paths, windows
+    from builder.project import config
 
     m = load_matrix(ctx)
+    if not envs and config.find() is not None:
+        from builder.project import actions
+
+        project_lock, _ = actions.lock(m, actions.load(m), refresh=True)
+        click.echo(f"{project_lock.path}: {len(project_lock.pins)} packages on top of the environment")
+        return
     wanted = {t.env.name for t in m.select(envs)}
     root = (paths.checkout_root() or paths.data_root()) / "locks"
     for target in lock.lock_targets(m):
