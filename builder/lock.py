@@ -99,7 +99,7 @@ def compile_pins(requirements: list[str], python: str, platform: str, lock_date:
     """uv's exact pins for `requirements` on one Python and platform, as published up to lock_date."""
     uv = shutil.which("uv")
     if not uv:
-        raise LockError("`tfenv lock` needs uv: pip install 'tfenv[dev]' (or pip install uv)")
+        raise LockError("`tfenv lock` needs uv, a dependency of tfenv: pip install uv")
     # --exclude-newer is exclusive: take everything published up to the end of lock_date.
     cutoff = datetime.date.fromisoformat(lock_date) + datetime.timedelta(days=1)
     with tempfile.TemporaryDirectory() as tmp:
