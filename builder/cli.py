@@ -17,6 +17,7 @@ from builder.errors import TfenvError
 # Help sections, in the order `tfenv --help` shows them.
 SECTIONS = (
     "Use an environment",
+    "Your project",
     "Build and verify",
     "Diagnose",
     "Windows and WSL",
@@ -28,9 +29,16 @@ SECTIONS = (
 COMMANDS = {
     "run": ("environment:run_command", "Use an environment",
             "Run a command, a shell or Jupyter in an environment's image."),
-    "ps": ("environment:ps_command", "Use an environment", "List the containers tfenv run started (Jupyter URLs)."),
+    "ps": ("environment:ps_command", "Use an environment",
+           "List tfenv's containers: CPU, memory, GPU memory, Jupyter URLs."),
     "stop": ("environment:stop_command", "Use an environment", "Stop and remove containers tfenv run started."),
-    "build": ("build:build_command", "Build and verify", "Build and tag an environment's image (--jupyter, --push)."),
+    "shell": ("environment:shell_command", "Use an environment", "Open a shell in a running tfenv container."),
+    "init": ("project:init_command", "Your project",
+             "Start a project here: write tfenv.yaml (then build, test, run without ENV)."),
+    "devcontainer": ("project:devcontainer_command", "Your project",
+                     "Write .devcontainer/ for VS Code Dev Containers and Codespaces."),
+    "build": ("build:build_command", "Build and verify",
+              "Build an environment's image; in a project folder, the project's."),
     "test": ("build:test_command", "Build and verify",
              "Verify an image in a container: versions, CUDA libraries, GPU."),
     "base": ("build:base_command", "Build and verify",

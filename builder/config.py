@@ -116,7 +116,7 @@ def check(key: str, value: str, where: str, base: Path | None = None) -> str:
     elif key == "base_image":
         references.check_reference(value, where)
     elif key == "ca_cert":
-        path = Path(value).expanduser()
+        path = Path(os.path.expanduser(value))  # unlike Path.expanduser, leaves `~nobody` as it is
         if base is not None and not path.is_absolute():
             path = base / path  # a relative path in the config file is relative to the file
         return str(path)

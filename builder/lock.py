@@ -8,6 +8,7 @@ release was current; today's numpy 2 or protobuf 4 would break the old TF lines 
 from __future__ import annotations
 
 import datetime
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -56,11 +57,12 @@ def parse(path: Path) -> Lock:
         if not sep or not name or not version:
             raise LockError(f"{path.name}:{number}: expected 'name==version', got {line!r}")
         pins.append((name.strip(), version.strip()))
-    return Lock(path, tuple(sorted(pins, key=lambda p: _normalize(p[0]))))
+    return Lock(path, tuple(sorted(pins, key=lambda p: normalize(p[0]))))
 
 
-def _normalize(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
+def normalize(name: str) -> str:
+    """A distribution name as PEP 503 compares them: lower case, runs of -_. as one '-'."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def requirements_for(target: Target, matrix: Matrix, jupyter: bool = False) -> list[str]:
@@ -98,7 +100,7 @@ def compile_pins(requirements: list[str], python: str, platform: str, lock_date:
     """uv's exact pins for `requirements` on one Python and platform, as published up to lock_date."""
     uv = shutil.which("uv")
     if not uv:
-        raise LockError("`tfenv lock` needs uv: pip install 'tfenv[dev]' (or pip install uv)")
+        raise LockError("`tfenv lock` needs uv, a dependency of tfenv: pip install uv")
     # --exclude-newer is exclusive: take everything published up to the end of lock_date.
     cutoff = datetime.date.fromisoformat(lock_date) + datetime.timedelta(days=1)
     from builder import containers

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from builder.matrix import Target
 
 
@@ -54,4 +56,35 @@ def oci_labels(target: Target) -> dict[str, str]:
         "org.opencontainers.image.version": content_tag(target),
         "org.opencontainers.image.licenses": "Apache-2.0",
         "org.opencontainers.image.base.name": target.os.base_image,
+    }
+
+
+# --- a user's project image (tfenv.yaml): a thin layer on an environment image ----------------------
+
+PROJECT_REPO_PREFIX = "tfenv-project/"
+_PATH_COMPONENT_SEP = re.compile(r"[^a-z0-9]+")
+
+
+def project_name(folder_name: str) -> str:
+    """A folder name as a Docker repository path component: [a-z0-9]+ joined by single '-'."""
+    name = _PATH_COMPONENT_SEP.sub("-", folder_name.lower()).strip("-")
+    return name[:100] or "project"
+
+
+def project_ref(name: str, target: Target, jupyter: bool, lock_digest: str) -> str:
+    """tfenv-project/NAME:ENV-OS[-jupyter]-LOCKHASH: which environment it is on, and exactly which lock."""
+    stage = "-jupyter" if jupyter else ""
+    return f"{PROJECT_REPO_PREFIX}{project_name(name)}:{target.env.name}-{target.os.name}{stage}-{lock_digest}"
+
+
+def project_labels(name: str, base_ref: str, lock_digest: str) -> dict[str, str]:
+    """Added to the environment's io.tfenv.* labels, which the project image inherits unchanged."""
+    return {
+        "org.opencontainers.image.title": f"{project_name(name)} (tfenv project)",
+        "org.opencontainers.image.description": f"the project {project_name(name)} on {base_ref}, by tfenv",
+        "org.opencontainers.image.version": lock_digest,
+        "org.opencontainers.image.base.name": base_ref,
+        "io.tfenv.project": project_name(name),
+        "io.tfenv.project-lock": lock_digest,
+        "io.tfenv.base-image": base_ref,
     }

@@ -149,15 +149,19 @@ def require_docker_cli() -> str:
 
 
 def run(m: Matrix, target: Target, image: str, image_labels: dict, gpu: tuple[bool, str], hint: str,
-        junit_xml: str | None = None, client=None, extra_labels: dict | None = None) -> Outcome:
+        junit_xml: str | None = None, client=None, extra_labels: dict | None = None,
+        project: dict | None = None) -> Outcome:
     """Start the container, run the suites, remove the container; KeyboardInterrupt propagates after cleanup.
 
-    gpu: (use_gpu, reason) from dockerhost.resolve_gpus.
+    gpu: (use_gpu, reason) from dockerhost.resolve_gpus. project: what a project image adds
+    (builder/suites/test_project.py), from builder.project.image.test_expectations.
     """
     require_docker_cli()
     c = client or dockerhost.client()
     use_gpu = gpu[0]
     expect = expectations(m, target, image, image_labels, gpu, hint)
+    if project:
+        expect["project"] = project
     with containers.temp_dir("test") as tmp:
         expect_file = tmp / "expect.json"
         expect_file.write_text(json.dumps(expect, indent=1), encoding="utf-8")

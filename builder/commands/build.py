@@ -8,28 +8,43 @@ import click
 
 from builder.commands import common
 from builder.commands.common import load_matrix
-from builder.errors import ChecksFailed
+from builder.errors import ChecksFailed, TfenvError
 
 
 @click.command("build")
-@click.argument("env")
+@click.argument("env", required=False)
 @click.option("--os", "os_name", callback=common.nonempty,
               help="OS variant (default: the environment's first one).")
 @click.option("--repo", callback=common.repository_option,
               help="Image repository (default: TFENV_REPO, the config file, the matrix's tfenv/tensorflow).")
+@click.option("--build-env", is_flag=True, help="In a project folder: build the environment image when missing.")
 @click.option("--jupyter", is_flag=True, help="Also build the Jupyter stage (tags end in -jupyter).")
 @click.option("--push", is_flag=True, help="Push every tag after building.")
 @common.build_options
 @click.option("--plain", is_flag=True, help="Plain log lines instead of the live display.")
 @click.pass_context
-def build_command(ctx, env, os_name, repo, jupyter, push, plain, **build_kwargs):
-    """Build (and tag, and optionally push) the image of ENV."""
+def build_command(ctx, env, os_name, repo, build_env, jupyter, push, plain, **build_kwargs):
+    """Build (and tag, and optionally push) the image of ENV.
+
+    Without ENV, in a folder with tfenv.yaml: resolve tfenv.lock if needed and build the project's image.
+    """
     from builder import images, progress
 
     m = load_matrix(ctx)
+    if env is None:
+        from builder.project import actions
+
+        for flag, given in (("--os", os_name), ("--jupyter", jupyter), ("--base-image", build_kwargs["base_image"]),
+                            ("--pull/--no-pull", build_kwargs["pull"] is not None)):
+            if given:
+                raise TfenvError(f"{flag} does not apply to a project's image (tfenv.yaml says what it is built on)")
+        options = common.make_build_options(build_kwargs, repo=repo, jupyter=False, push=push)
+        built = actions.build(m, actions.load(m), options, progress.display(plain), build_env=build_env)
+        click.echo(f"project: {built.image.ref}")
+        return
     target = m.target(env, os_name)
-    settings = common.make_build_options(build_kwargs, repo=repo, jupyter=jupyter, push=push)
-    result = images.build(m, target, settings, progress.display(plain))
+    options = common.make_build_options(build_kwargs, repo=repo, jupyter=jupyter, push=push)
+    result = images.build(m, target, options, progress.display(plain))
     for stage in result.stages:
         click.echo(f"{stage.stage}: {' '.join(stage.refs)}")
 
@@ -78,11 +93,14 @@ On a GPU host: tfenv test tf29 --gpus all"""
 def test_command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
     """Run the image checks in a container of ENV's image and report one line per check.
 
+    Without ENV, in a folder with tfenv.yaml: the project's image, plus an import of every requirement.
+
     CPU checks always run: OS, Python, TensorFlow and its build info, every CUDA soname TF loads, TF's
     loader log, a CPU op, pip check, non-root user, NVIDIA_* variables, labels. GPU checks run when a GPU
     is passed in, and are reported as skipped (with the reason) when not.
     """
     from builder import dockerhost, report, verify
+    from builder.project import config
 
     if junit_xml:  # checked before the suite runs, not after minutes of checks
         from builder import files
@@ -90,13 +108,20 @@ def test_command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
         files.check_writable(junit_xml, "JUnit XML report")
     repo = common.default_repo(repo)
     m = load_matrix(ctx)
-    if image_ref is None and env is None:
-        raise click.UsageError("name an environment (e.g. `tfenv test tf29`) or pass --image REF")
+    in_project = image_ref is None and env is None and config.find() is not None
+    if image_ref is None and env is None and not in_project:
+        raise click.UsageError("name an environment (e.g. `tfenv test tf29`) or pass --image REF "
+                               "(or run it in a folder with tfenv.yaml)")
     verify.require_docker_cli()
     c = dockerhost.client()
     gpu = dockerhost.resolve_gpus(c, gpus)  # --gpus all without a runtime fails here, before anything starts
-    target, ref, img, hint = verify.resolve_target(m, c, env, os_name, repo, image_ref)
-    outcome = verify.run(m, target, ref, img.labels or {}, gpu, hint, junit_xml=junit_xml, client=c)
+    if in_project:
+        from builder.project import actions
+
+        outcome = actions.test(m, actions.load(m), gpu, junit_xml=junit_xml, repo=repo, client=c)
+    else:
+        target, ref, img, hint = verify.resolve_target(m, c, env, os_name, repo, image_ref)
+        outcome = verify.run(m, target, ref, img.labels or {}, gpu, hint, junit_xml=junit_xml, client=c)
     report.print_outcome(outcome, rich_output=sys.stdout.isatty())
     if outcome.failed:
-        raise ChecksFailed(f"{len(outcome.failed)} of {len(outcome.results)} checks failed on {ref}")
+        raise ChecksFailed(f"{len(outcome.failed)} of {len(outcome.results)} checks failed on {outcome.image}")

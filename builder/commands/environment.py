@@ -20,8 +20,23 @@ def _isatty(stream) -> bool:
         return False
 
 
-@click.command("run", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("env")
+class _RunCommand(click.Command):
+    """Keeps the raw arguments: `tfenv run -- python x.py` in a project folder names no environment, but
+    Click would take `python` as ENV."""
+
+    def parse_args(self, ctx, args):
+        ctx.meta["tfenv.raw_args"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+def _env_was_given(ctx, env) -> bool:
+    raw = ctx.meta.get("tfenv.raw_args", [])
+    before = raw[: raw.index("--")] if "--" in raw else raw
+    return env is not None and env in before
+
+
+@click.command("run", cls=_RunCommand, context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("env", required=False)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- CMD...]")
 @click.option("--os", "os_name", callback=common.nonempty, help="OS variant (default: the environment's first).")
 @click.option("--repo", callback=common.repository_option,
@@ -44,13 +59,25 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
                 bind, detach, **build_kwargs):
     """Run CMD (default: a shell on a terminal) in ENV's image, with the current directory mounted.
 
+    In a folder with tfenv.yaml and no ENV: in the project's image.
+
     \b
     tfenv run tf29 -- python train.py
     tfenv run tf29 --jupyter
+    tfenv run -- python train.py       (in a project folder)
     """
     from builder import dockerhost, run, tags
+    from builder.project import config as project_config
 
     command = list(command)
+    project = None
+    if not _env_was_given(ctx, env):
+        if env is not None:
+            command.insert(0, env)
+        env = None
+        if project_config.find() is None:
+            raise TfenvError("name an environment (e.g. `tfenv run tf29 -- python x.py`), or run in a folder "
+                             "with tfenv.yaml (`tfenv init ENV`)")
     if not jupyter:
         for flag, given in (("--port", port is not None), ("--bind", bind != "127.0.0.1"),
                             ("--detach", detach), ("--build", build)):
@@ -70,6 +97,16 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
     mounts = [run.parse_volume(v) for v in volumes]
     environment = [run.parse_env(e) for e in env_vars]
     m = load_matrix(ctx)
+    if env is None:
+        from builder.project import actions
+
+        if os_name:
+            raise TfenvError("--os does not apply in a project folder: tfenv.yaml names the OS variant")
+        project = actions.load(m)
+        env = project.environment
+        if jupyter and not project.jupyter:
+            raise TfenvError("tfenv.yaml has `jupyter: false`: set it to true and run `tfenv build`")
+        os_name = project.os
     target = m.target(env, os_name)
     build_settings = common.make_build_options(build_kwargs, repo=repo, jupyter=True) if build else None
     repo = common.default_repo(repo) or m.image.repo
@@ -86,7 +123,12 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
 
     c = dockerhost.client()
     use_gpu, reason = dockerhost.resolve_gpus(c, gpus)
-    ref = tags.image_refs(target, repo, jupyter=jupyter)[1]
+    if project is not None:
+        if build:
+            raise TfenvError("--build is for environment images: in a project folder run `tfenv build` first")
+        ref = actions.current_image(m, project, c, repo).ref
+    else:
+        ref = tags.image_refs(target, repo, jupyter=jupyter)[1]
     hint = f"tfenv build {env} --os {target.os.name}" + (" --jupyter" if jupyter else "")
     if jupyter and build and not dockerhost.has_image(c, ref):
         from builder import images, progress
@@ -113,17 +155,20 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
 @click.command("ps")
 def ps_command():
     """List the containers tfenv run started (Jupyter URLs included)."""
-    from builder import containers, dockerhost, run
+    from builder import containers, dockerhost, live, run
 
-    rows = [(c.name, c.labels.get(containers.ENV_LABEL, "?"), c.status, c.labels.get(containers.URL_LABEL, "-"))
-            for c in run.list_managed(dockerhost.client())]
-    if not rows:
+    managed = run.list_managed(dockerhost.client())
+    if not managed:
         click.echo("no tfenv containers", err=True)
         return
-    widths = [max(len(r[i]) for r in rows + [("NAME", "ENV", "STATUS", "")]) for i in range(3)]
-    click.echo(f"{'NAME':<{widths[0]}}  {'ENV':<{widths[1]}}  {'STATUS':<{widths[2]}}  URL")
-    for r in rows:
-        click.echo(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}")
+    figures = live.usage(managed)
+    header = ("NAME", "ENV", "STATUS", "CPU", "MEMORY", "GPU MEMORY", "URL")
+    rows = [(c.name, c.labels.get(containers.ENV_LABEL, "?"), c.status, figures[c.name].cpu,
+             figures[c.name].memory, figures[c.name].gpu_memory, c.labels.get(containers.URL_LABEL, "-"))
+            for c in managed]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    for r in [header, *rows]:
+        click.echo("  ".join(f"{v:<{w}}" for v, w in zip(r, widths)) + f"  {r[-1]}")
 
 
 @click.command("stop")
@@ -142,3 +187,14 @@ def stop_command(names, all_):
         click.echo(f"stopped {name}")
     if not stopped:
         click.echo("no tfenv containers", err=True)
+
+
+@click.command("shell")
+@click.argument("name", required=False)
+def shell_command(name):
+    """Open bash in a running tfenv container (the only one, or NAME; `tfenv ps` lists them)."""
+    from builder import dockerhost, live, run
+
+    running = [c for c in run.list_managed(dockerhost.client()) if c.status == "running"]
+    chosen = live.choose(running, name)
+    sys.exit(live.shell(chosen.name))

@@ -92,12 +92,24 @@ def render_command(ctx, envs, all_, os_name, out, check):
 @click.option("--jupyter/--no-jupyter", default=True, help="Also resolve the Jupyter stage's lock.")
 @click.pass_context
 def lock_command(ctx, envs, jupyter):
-    """Resolve each environment's full pin set into locks/ (as of its lock_date)."""
-    from builder import lock, paths, windows
+    """Resolve each environment's full pin set into locks/ (as of its lock_date).
 
+    In a folder with tfenv.yaml and no ENV: resolve the project's tfenv.lock again instead.
+    """
+    from builder import lock, paths, windows
+    from builder.project import config
+
+    if not envs and config.find() is not None:
+        from builder.project import actions
+
+        m = load_matrix(ctx)
+        project_lock, _ = actions.lock(m, actions.load(m), refresh=True)
+        click.echo(f"{project_lock.path}: {len(project_lock.pins)} packages on top of the environment")
+        return
     checkout = paths.checkout_root()
     if checkout is None:  # never rewrite an installed package's own files (site-packages)
-        raise TfenvError("`tfenv lock` writes a checkout's locks/: run it inside a tfenv checkout")
+        raise TfenvError("`tfenv lock` writes a checkout's locks/ (or, in a folder with tfenv.yaml, its "
+                         "tfenv.lock): run it inside a tfenv checkout or a project")
     m = checkout_matrix(ctx, checkout)  # that checkout's matrix.yaml, whatever the install
     wanted = {t.env.name for t in m.select(envs)}
     root = checkout / "locks"

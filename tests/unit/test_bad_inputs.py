@@ -265,6 +265,9 @@ def _cases():
     for log in ["/dev/zero", "/no/such.log", ".", "ro", "x" * 300, "not-pem.txt/x"]:
         cases.append(["explain", log])
     cases += [["explain", "not-pem.txt", "--platform", "mac"], ["explain", "not-pem.txt", "--platform", ""]]
+    # projects: init and devcontainer
+    cases += [["init", "tf-29"], ["init", "tf29", "--os", ""], ["init", "tf29", "--os", "debian12"],
+              ["devcontainer"], ["devcontainer", "--repo", "Bad Repo"], ["build"], ["test"], ["shell", "nope"]]
     # checks that need a checkout, outside one
     cases += [["render", "--check"], ["bake", "--check"], ["lock", "tf29"], ["render"]]
     return cases

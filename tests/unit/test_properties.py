@@ -127,6 +127,16 @@ def test_references_docker_accepts_are_accepted(ref):
     assert references.check_reference(ref) == ref
 
 
+@FAST
+@given(st.text(max_size=120))
+def test_any_project_folder_name_gives_an_image_reference_docker_accepts(folder):
+    from builder import tags
+
+    target = matrix.load().target("tf29")
+    ref = tags.project_ref(folder, target, False, "0123abcd")
+    assert references.check_reference(ref) == ref
+
+
 # --- run's -v and -e ----------------------------------------------------------------------------------
 
 volumes = st.lists(st.sampled_from(list("/:.~ abcC\\") + ["ro", "rw", "tmp", "/tmp"]), max_size=12).map("".join)

@@ -1,0 +1,45 @@
+"""`tfenv init` and `tfenv devcontainer`: a user's project folder on a tfenv environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from builder.commands import common
+
+
+@click.command("init")
+@click.argument("env")
+@click.option("--os", "os_name", callback=common.nonempty, help="OS variant (default: the environment's first one).")
+@click.option("--jupyter", is_flag=True, help="Build on the environment's Jupyter stage.")
+@click.option("--force", is_flag=True, help="Replace an existing tfenv.yaml.")
+@click.pass_context
+def init_command(ctx, env, os_name, jupyter, force):
+    """Write a commented tfenv.yaml for this folder: `tfenv build`, `test` and `run` then use it."""
+    from builder.commands.common import load_matrix
+    from builder.project import config
+
+    path = config.write_init(load_matrix(ctx), env, os_name, jupyter, Path.cwd(), force)
+    click.echo(f"wrote {path.name}: next, `tfenv build` resolves the requirements into tfenv.lock and builds")
+
+
+@click.command("devcontainer")
+@click.option("--gpus", is_flag=True, help="Add `--gpus all` to runArgs (the container then needs a GPU host).")
+@click.option("--repo", callback=common.repository_option,
+              help="Environment image repository, e.g. one Codespaces can pull (default: TFENV_REPO, the config "
+                   "file, the matrix's).")
+@click.pass_context
+def devcontainer_command(ctx, gpus, repo):
+    """Write .devcontainer/ so VS Code Dev Containers and Codespaces open this project in its image."""
+    from builder.commands.common import load_matrix
+    from builder.project import actions, devcontainer, image
+
+    m = load_matrix(ctx)
+    project = actions.load(m)
+    project_lock, resolved = actions.lock(m, project)
+    if resolved:
+        click.echo(f"wrote {project_lock.path.name}")
+    described = image.describe(project, m, project_lock, common.default_repo(repo))
+    for path in devcontainer.write(project.root, described, m, gpus):
+        click.echo(f"wrote {path.relative_to(project.root)}")

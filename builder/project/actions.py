@@ -1,0 +1,69 @@
+"""What build, test, run and lock do in a project folder (one with tfenv.yaml), for the thin commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from builder import dockerhost
+from builder.errors import TfenvError
+from builder.matrix import Matrix
+from builder.progress import Display
+from builder.project import config, image, resolve
+
+
+def load(m: Matrix, folder: Path | None = None) -> config.Project:
+    return config.require(m, folder)
+
+
+def lock(m: Matrix, project: config.Project, index_url: str | None = None,
+         ca_cert: str | None = None, refresh: bool = False) -> tuple[resolve.ProjectLock, bool]:
+    return resolve.ensure_lock(project, m, index_url=index_url, ca_cert=ca_cert, refresh=refresh)
+
+
+def build(m: Matrix, project: config.Project, options, display: Display, build_env: bool = False,
+          client=None) -> image.ProjectBuild:
+    """Resolve (when tfenv.lock is missing or stale), then build: a conflict stops before any build."""
+    if options.push:
+        raise TfenvError("--push is for environment images; push a project image with `docker push`")
+    from builder import images
+
+    if options.ca_cert:
+        images.read_ca_cert(options.ca_cert)  # a wrong path fails before resolving too
+    c = client or dockerhost.client()
+    base_ref = image.env_image_ref(project, m, options.repo)
+    if not build_env and not dockerhost.has_image(c, base_ref):  # say so before resolving (network, seconds)
+        raise image.EnvImageMissing(f"the {project.environment}/{project.os} image {base_ref} is not built: "
+                                    f"{image.env_build_hint(project, options.repo, m.image.repo)}")
+    project_lock, resolved = lock(m, project, options.pip_index_url, options.ca_cert)
+    if resolved:
+        display.note(f"wrote {project_lock.path.name}: {len(project_lock.pins)} packages on top of "
+                     f"{project.environment}")
+    described = image.describe(project, m, project_lock, options.repo)
+    return image.build(project, m, described, options, display, c, build_env=build_env)
+
+
+def current_image(m: Matrix, project: config.Project, c, repo: str | None = None) -> image.ProjectImage:
+    """The project image for today's tfenv.lock, which must be built already."""
+    target = project.target(m)
+    project_lock = resolve.current_lock(project, target)
+    if project_lock is None:
+        why = "is missing" if not project.lock_path.is_file() else "is older than tfenv.yaml or the requirements"
+        raise TfenvError(f"{project.lock_path.name} {why}: run `tfenv build` (or `tfenv lock`)")
+    described = image.describe(project, m, project_lock, repo)
+    dockerhost.require_image(c, described.ref, "tfenv build")
+    return described
+
+
+def test(m: Matrix, project: config.Project, gpu: tuple[bool, str], junit_xml: str | None = None,
+         repo: str | None = None, client=None):
+    """The environment's whole suite on the project image, plus an import of every requirement."""
+    from builder import verify
+
+    verify.require_docker_cli()
+    c = client or dockerhost.client()
+    described = current_image(m, project, c, repo)
+    img = c.images.get(described.ref)
+    image.check_labels(img, described)
+    return verify.run(m, described.target, described.ref, img.labels or {}, gpu, "tfenv build",
+                      junit_xml=junit_xml, client=c,
+                      project=image.test_expectations(project, described.lock))

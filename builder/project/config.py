@@ -1,0 +1,172 @@
+"""tfenv.yaml: a project's choice of environment, strictly loaded; `tfenv init` writes a commented one.
+
+Every problem is one line naming the file and the key, like matrix.yaml's errors.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from builder.errors import TfenvError
+from builder.matrix import Matrix, Target, UnknownEnvError
+
+FILENAME = "tfenv.yaml"
+LOCK_FILENAME = "tfenv.lock"
+KEYS = ("environment", "os", "requirements", "apt", "jupyter")
+# A Debian/Ubuntu package name, optionally =VERSION (policy manual 5.6.1 and 5.6.12).
+_APT = re.compile(r"^[a-z0-9][a-z0-9+.-]+(=[A-Za-z0-9.+~:-]+)?$")
+
+
+class ProjectError(TfenvError):
+    """tfenv.yaml is missing, invalid or names something tfenv does not know; one line."""
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path  # the folder holding tfenv.yaml
+    environment: str
+    os: str
+    requirements: str | None  # relative to root
+    apt: tuple[str, ...]
+    jupyter: bool
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / FILENAME
+
+    @property
+    def lock_path(self) -> Path:
+        return self.root / LOCK_FILENAME
+
+    @property
+    def requirements_path(self) -> Path | None:
+        return self.root / self.requirements if self.requirements else None
+
+    def target(self, m: Matrix) -> Target:
+        return m.target(self.environment, self.os)
+
+
+def find(folder: Path | str | None = None) -> Path | None:
+    """The tfenv.yaml in this folder (only this one: a project is where you run tfenv), or None."""
+    path = Path(folder or Path.cwd()) / FILENAME
+    return path if path.is_file() else None
+
+
+def load(path: Path, m: Matrix) -> Project:
+    """Read and check tfenv.yaml against the matrix."""
+    where = path.name
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ProjectError(f"{where}: cannot read: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise ProjectError(f"{where}:{line}: {problem}") from None
+    if not isinstance(raw, dict):
+        raise ProjectError(f"{where}: expected a mapping with the keys {', '.join(KEYS)}")
+    for key in raw:
+        if key not in KEYS:
+            close = difflib.get_close_matches(str(key), KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ProjectError(f"{where}: unknown key {key!r}{hint} (known: {', '.join(KEYS)})")
+    if "environment" not in raw:
+        raise ProjectError(f"{where}: environment: missing (e.g. `environment: tf29`; `tfenv matrix` lists them)")
+    env_name = _string(raw["environment"], where, "environment")
+    try:
+        env = m.env(env_name)
+    except UnknownEnvError as exc:
+        raise ProjectError(f"{where}: environment: {exc}") from None
+    os_name = _string(raw["os"], where, "os") if raw.get("os") is not None else env.os[0]
+    if os_name not in env.os:
+        close = difflib.get_close_matches(os_name, env.os, n=1, cutoff=0.5)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ProjectError(f"{where}: os: {env_name} has no OS variant {os_name!r}{hint} (it has: {', '.join(env.os)})")
+    requirements = None
+    if raw.get("requirements") is not None:
+        requirements = _string(raw["requirements"], where, "requirements")
+        if Path(requirements).is_absolute() or ".." in Path(requirements).parts:
+            raise ProjectError(f"{where}: requirements: {requirements!r} must be a path inside the project folder")
+    apt = raw.get("apt") or []
+    if not isinstance(apt, list) or not all(isinstance(a, str) for a in apt):
+        raise ProjectError(f"{where}: apt: expected a list of package names, got {_type(apt)}")
+    for package in apt:
+        if not _APT.match(package):
+            raise ProjectError(f"{where}: apt: {package!r} is not a package name (NAME or NAME=VERSION)")
+    jupyter = raw.get("jupyter", False)
+    if not isinstance(jupyter, bool):
+        raise ProjectError(f"{where}: jupyter: expected true or false, got {_type(jupyter)}")
+    return Project(path.parent.resolve(), env_name, os_name, requirements, tuple(apt), jupyter)
+
+
+def require(m: Matrix, folder: Path | None = None) -> Project:
+    path = find(folder)
+    if path is None:
+        raise ProjectError(f"no {FILENAME} in {Path(folder or Path.cwd())}: create one with `tfenv init ENV`")
+    return load(path, m)
+
+
+def _string(value: Any, where: str, key: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ProjectError(f"{where}: {key}: expected a non-empty string, got {_type(value)}")
+    return value.strip()
+
+
+def _type(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    return {dict: "a mapping", list: "a list", int: "a number", float: "a number", str: "a string"}.get(
+        type(value), type(value).__name__)
+
+
+# --- tfenv init -----------------------------------------------------------------------------------
+
+TEMPLATE = """\
+# tfenv project: `tfenv build`, `tfenv test` and `tfenv run` in this folder use the image described here.
+# It is a thin layer on top of the verified {env} image; nothing in it can move the environment's pins.
+
+# The environment (`tfenv matrix` lists them) and its OS variant.
+environment: {env}
+os: {os}
+
+# Your Python requirements (pip format). They are resolved with the environment's lock as constraints
+# into tfenv.lock, which you commit; `tfenv lock` refreshes it.
+{requirements}
+
+# Extra Debian/Ubuntu packages for the image (NAME or NAME=VERSION), e.g. [graphviz].
+apt: []
+
+# true: build on the environment's Jupyter stage, so `tfenv run --jupyter` and nbconvert work.
+jupyter: {jupyter}
+"""
+
+
+def render_init(m: Matrix, env_name: str, os_name: str | None, jupyter: bool, folder: Path) -> str:
+    """The text of a new tfenv.yaml; checked by load() like any other."""
+    target = m.target(env_name, os_name)
+    if (folder / "requirements.txt").is_file():
+        req = "requirements: requirements.txt"
+    else:
+        req = "# requirements: requirements.txt"
+    return TEMPLATE.format(env=target.env.name, os=target.os.name, requirements=req,
+                           jupyter="true" if jupyter else "false")
+
+
+def write_init(m: Matrix, env_name: str, os_name: str | None, jupyter: bool, folder: Path,
+               force: bool = False) -> Path:
+    path = folder / FILENAME
+    if path.exists() and not force:
+        raise ProjectError(f"{path} exists: edit it, or pass --force to replace it")
+    text = render_init(m, env_name, os_name, jupyter, folder)
+    path.write_text(text, encoding="utf-8")
+    load(path, m)  # what init writes must load
+    return path

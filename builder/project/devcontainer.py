@@ -1,0 +1,55 @@
+"""`tfenv devcontainer`: .devcontainer/ for VS Code Dev Containers and GitHub Codespaces.
+
+devcontainer.json builds .devcontainer/Dockerfile, the project's own rendered Dockerfile (FROM the
+environment image, tfenv.lock's pins inline), so the dev container is the project image, locally (where
+tfenv built the environment image) and in Codespaces (with the environment image in a registry it can
+pull: `tfenv build ENV --repo ghcr.io/ORG/tensorflow --push`, then `tfenv devcontainer --repo ...`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from builder.matrix import Matrix
+from builder.project.image import ProjectImage, dockerfile
+
+FOLDER = ".devcontainer"
+EXTENSIONS = ("ms-python.python", "ms-toolsai.jupyter")
+JUPYTER_PORT = 8888
+
+
+def config(image: ProjectImage, m: Matrix, gpus: bool = False) -> dict:
+    """The devcontainer.json content (the Dev Container spec's keys only)."""
+    workdir = m.image.workdir
+    data = {
+        "name": f"{image.name} ({image.target.env.name}, {image.target.os.name})",
+        "build": {"dockerfile": "Dockerfile", "context": "."},
+        # The image's non-root user, for the container's processes and for VS Code's server alike.
+        "containerUser": m.image.user,
+        "remoteUser": m.image.user,
+        "workspaceMount": f"source=${{localWorkspaceFolder}},target={workdir},type=bind",
+        "workspaceFolder": workdir,
+        "hostRequirements": {"gpu": "optional"},
+        "forwardPorts": [JUPYTER_PORT],
+        "portsAttributes": {str(JUPYTER_PORT): {"label": "Jupyter", "onAutoForward": "notify"}},
+        "customizations": {"vscode": {
+            "extensions": list(EXTENSIONS),
+            "settings": {"python.defaultInterpreterPath": f"{m.image.venv}/bin/python"},
+        }},
+    }
+    if gpus:
+        data["runArgs"] = ["--gpus", "all"]  # only on request: docker run fails with it on a host without GPUs
+    return data
+
+
+def write(root: Path, image: ProjectImage, m: Matrix, gpus: bool = False) -> list[Path]:
+    folder = root / FOLDER
+    folder.mkdir(exist_ok=True)
+    written = []
+    for name, text in (("devcontainer.json", json.dumps(config(image, m, gpus), indent=2) + "\n"),
+                       ("Dockerfile", dockerfile(image, m))):
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

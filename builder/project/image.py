@@ -1,0 +1,127 @@
+"""The project image: a thin layer FROM the verified environment image, built, tagged and tested.
+
+Its Dockerfile is rendered from tfenv.yaml and tfenv.lock (pins inline, like the environment images), so
+an unchanged lock renders the same Dockerfile and every step comes from the layer cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from builder import dockerhost, tags
+from builder.errors import TfenvError
+from builder.matrix import Matrix, Target
+from builder.progress import Display
+from builder.project.config import Project
+from builder.project.resolve import ProjectLock
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "project"
+
+
+class EnvImageMissing(dockerhost.ImageMissing):
+    """The environment image the project builds on is not in the local daemon."""
+
+
+@dataclass(frozen=True)
+class ProjectImage:
+    name: str  # the sanitised project name
+    target: Target
+    jupyter: bool
+    base_ref: str  # the environment image it is FROM
+    ref: str  # tfenv-project/NAME:ENV-OS[-jupyter]-LOCKHASH
+    lock: ProjectLock
+    apt: tuple[str, ...]
+
+
+def env_image_ref(project: Project, m: Matrix, repo: str | None = None) -> str:
+    """The environment image the project is FROM: its alias tag, the Jupyter stage's with jupyter: true."""
+    return tags.image_refs(project.target(m), repo or m.image.repo, jupyter=project.jupyter)[1]
+
+
+def describe(project: Project, m: Matrix, lock: ProjectLock, repo: str | None = None) -> ProjectImage:
+    target = project.target(m)
+    base_ref = env_image_ref(project, m, repo)
+    name = tags.project_name(project.root.name)
+    ref = tags.project_ref(name, target, project.jupyter, lock.digest)
+    return ProjectImage(name, target, project.jupyter, base_ref, ref, lock, project.apt)
+
+
+def dockerfile(image: ProjectImage, m: Matrix) -> str:
+    import jinja2  # lazy: keeps `tfenv --help` fast
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
+    return env.get_template("Dockerfile.j2").render(
+        name=image.name, env=image.target.env.name, base_ref=image.base_ref, apt=list(image.apt),
+        apt_distro=image.target.os.family, pins=image.lock.requirements(),
+        labels=tags.project_labels(image.name, image.base_ref, image.lock.digest),
+        workdir=m.image.workdir, uid=m.image.uid,
+    )
+
+
+def env_build_hint(project: Project, repo: str | None = None, default_repo: str | None = None) -> str:
+    repo_arg = f" --repo {repo}" if repo and repo != default_repo else ""
+    return (f"build it with `tfenv build {project.environment} --os {project.os}"
+            f"{' --jupyter' if project.jupyter else ''}{repo_arg}`, or run `tfenv build --build-env` here")
+
+
+@dataclass
+class ProjectBuild:
+    image: ProjectImage
+    image_id: str
+    cached: int
+    cacheable: int
+    seconds: float
+
+
+def build(project: Project, m: Matrix, image: ProjectImage, options, display: Display, c=None,
+          build_env: bool = False) -> ProjectBuild:
+    """Build the project image on its environment image (built first with --build-env when missing)."""
+    from builder import images
+
+    ca = images.read_ca_cert(options.ca_cert) if options.ca_cert else None
+    c = c or dockerhost.client()
+    if not dockerhost.has_image(c, image.base_ref):
+        if not build_env:
+            raise EnvImageMissing(f"the {project.environment}/{project.os} image {image.base_ref} is not built: "
+                                  f"{env_build_hint(project, options.repo, m.image.repo)}")
+        env_options = dataclasses.replace(options, jupyter=project.jupyter, push=False)
+        images.build(m, image.target, env_options, display, c)
+    text = dockerfile(image, m)
+    args = {"TFENV_BASE": image.base_ref}
+    if options.apt_mirror:
+        args["TFENV_APT_MIRROR"] = options.apt_mirror
+    if options.pip_index_url:
+        args["PIP_INDEX_URL"] = options.pip_index_url
+    start = time.monotonic()
+    try:
+        display.start(f"project {image.name} on {image.base_ref} -> {image.ref}")
+        built = images.run_build(c, images.context_tar(text, ca), tag=image.ref, buildargs=args,
+                                 nocache=options.no_cache, display=display)
+        display.note(f"built {built.image_id[7:19]} ({built.cached}/{built.cacheable} steps cached, "
+                     f"{built.seconds:.0f} s): {image.ref}")
+    finally:
+        display.finish()
+    return ProjectBuild(image, built.image_id, built.cached, built.cacheable, time.monotonic() - start)
+
+
+def require_built(c, image: ProjectImage):
+    """The local project image, or ImageMissing saying to build it (a changed lock is a new tag)."""
+    return dockerhost.require_image(c, image.ref, "tfenv build")
+
+
+def test_expectations(project: Project, lock: ProjectLock) -> dict:
+    """What the project suite checks (builder/suites/test_project.py): every top-level requirement imports."""
+    from builder.project.resolve import requirement_lines, top_level_names
+
+    return {"name": tags.project_name(project.root.name), "requirements": top_level_names(requirement_lines(project)),
+            "lock": lock.digest}
+
+
+def check_labels(img, image: ProjectImage) -> None:
+    labels = img.labels or {}
+    if labels.get("io.tfenv.project-lock") != image.lock.digest:
+        raise TfenvError(f"{image.ref} was not built from this tfenv.lock: run `tfenv build`")

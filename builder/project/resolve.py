@@ -1,0 +1,324 @@
+"""Resolve a project's requirements with the environment's lock as constraints, into tfenv.lock.
+
+uv does the resolution (`uv pip compile --constraint`), for the image's Python and platform: every package
+the environment pins can only be taken at its pinned version, so a requirement that would move one fails
+here, before anything is built. That failure becomes one line that names the package, what it wanted, the
+pin it would break and the newest version of the requirement that fits; the last is found by letting the
+resolver search the requirement's versions again with its version bound dropped (the resolver is the
+exact search: a hand bisection would assume that newer versions never need less).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from builder import lock as env_lock
+from builder.errors import TfenvError
+from builder.matrix import Matrix, Target
+from builder.project.config import Project
+
+normalize = env_lock.normalize
+
+UV_TIMEOUT_S = 300  # a cold resolution downloads metadata; a stuck index must not hang the build
+_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+_SPEC = r"[<>=!~][^\s]*"
+_VERSION = re.compile(r"[0-9][A-Za-z0-9.+!_-]*")  # PEP 440, local versions included
+# uv's explanation: "Because opencv-python==4.12.0.88 depends on numpy>=2,<2.3.0 and numpy==1.24.1, ..."
+_DEPENDS = re.compile(rf"(?:all versions of )?(?P<pkg>{_NAME})(?P<pkgspec>{_SPEC})? depends? on "
+                      rf"(?P<dep>{_NAME})(?P<spec>{_SPEC}) and (?P=dep)==(?P<pin>[^\s,]+)")
+# "Because you require numpy>=2 and numpy==1.24.1, ..."
+_DIRECT = re.compile(rf"you require (?P<dep>{_NAME})(?P<spec>{_SPEC}) and (?P=dep)==(?P<pin>[^\s,]+)")
+_REQ_NAME = re.compile(rf"^\s*(?P<name>{_NAME})(?P<extras>\[[^\]]*\])?")
+
+
+class Conflict(TfenvError):
+    """The requirements cannot be met without moving one of the environment's pins; nothing was built."""
+
+
+class ResolveFailed(TfenvError):
+    """uv is missing, or failed for another reason (no such package, index unreachable)."""
+
+
+@dataclass(frozen=True)
+class ConflictInfo:
+    package: str  # the package whose requirement breaks the pin (may be the pinned package itself)
+    package_version: str  # "==4.12.0.88", ">=2.2", or "" (the user's own requirement of the pinned package)
+    dep: str  # the pinned package
+    wanted: str  # what package wanted of dep, e.g. ">=2,<2.3.0"
+    pin: str  # the environment's version of dep
+    top: str | None = None  # the user's requirement that led there, when it is not `package`
+
+
+# --- inputs ----------------------------------------------------------------------------------------
+
+
+def constraint_paths(target: Target, jupyter: bool) -> list[Path]:
+    """The environment's lock(s) the project must keep: the base lock, and the Jupyter lock on top."""
+    paths = [env_lock.lock_path(target, False)]
+    if jupyter:
+        paths.append(env_lock.lock_path(target, True))
+    for path in paths:
+        if not path.is_file():
+            raise ResolveFailed(f"no lock {path.name} for {target.key}: run `tfenv lock {target.env.name}`")
+    return paths
+
+
+def env_pins(target: Target, jupyter: bool) -> dict[str, str]:
+    """normalized name -> version of everything the environment image already has."""
+    pins: dict[str, str] = {}
+    for path in constraint_paths(target, jupyter):
+        for name, version in env_lock.parse(path).pins:
+            pins[normalize(name)] = version
+    return pins
+
+
+def requirement_lines(project: Project) -> list[str]:
+    path = project.requirements_path
+    if path is None:
+        return []
+    if not path.is_file():
+        raise ResolveFailed(f"tfenv.yaml: requirements: {project.requirements} does not exist in {project.root}")
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def top_level_names(lines: list[str]) -> list[str]:
+    """The distribution names the requirements name directly (options and comments skipped)."""
+    names = []
+    for line in lines:
+        line = line.split("#", 1)[0].strip()
+        if not line or line.startswith("-"):
+            continue
+        match = _REQ_NAME.match(line)
+        if match:
+            names.append(match.group("name"))
+    return names
+
+
+def inputs_digest(project: Project, target: Target) -> str:
+    """What tfenv.lock was resolved from: when this changes, the lock is stale and is resolved again."""
+    h = hashlib.sha256()
+    h.update(f"{target.key} py{target.python} jupyter={project.jupyter} apt={','.join(project.apt)}\n".encode())
+    for line in requirement_lines(project):
+        h.update(line.encode() + b"\n")
+    for path in constraint_paths(target, project.jupyter):
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+# --- tfenv.lock ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProjectLock:
+    path: Path
+    inputs: str  # inputs_digest() when it was written
+    pins: tuple[tuple[str, str], ...]  # what the project adds to the environment image
+    text: str
+
+    @property
+    def digest(self) -> str:
+        """The lock's content hash (the project image's tag): the header's inputs and the pins."""
+        return hashlib.sha256(self.text.encode()).hexdigest()[:12]
+
+    def requirements(self) -> list[str]:
+        return [f"{name}=={version}" for name, version in self.pins]
+
+
+def read_lock(path: Path) -> ProjectLock | None:
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    inputs, pins = "", []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("# inputs: "):
+            inputs = line.split(":", 1)[1].strip()
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name, sep, version = line.partition("==")
+        # strict: the pins are written into the Dockerfile's RUN line
+        if not sep or not re.fullmatch(_NAME, name.strip()) or not _VERSION.fullmatch(version.strip()):
+            raise ResolveFailed(f"{path.name}:{number}: expected 'name==version', got {line!r}: "
+                                f"run `tfenv lock` to write it again")
+        pins.append((name.strip(), version.strip()))
+    return ProjectLock(path, inputs, tuple(pins), text)
+
+
+def lock_text(project: Project, target: Target, inputs: str, pins: list[tuple[str, str]]) -> str:
+    what = f"{target.env.name} ({target.os.name}, Python {target.python}{', Jupyter' if project.jupyter else ''})"
+    header = (
+        f"# tfenv.lock: what this project adds to {what}, resolved by `tfenv lock` from\n"
+        f"# {project.requirements or 'no requirements'} with the environment's lock as constraints. "
+        f"Commit it; do not edit.\n"
+        f"# inputs: {inputs}\n"
+    )
+    if project.apt:
+        header += f"# apt: {' '.join(project.apt)}\n"
+    return header + "".join(f"{n}=={v}\n" for n, v in pins)
+
+
+def current_lock(project: Project, target: Target) -> ProjectLock | None:
+    """tfenv.lock when it exists and matches tfenv.yaml, the requirements and the environment's locks."""
+    existing = read_lock(project.lock_path)
+    if existing is None or existing.inputs != inputs_digest(project, target):
+        return None
+    return existing
+
+
+def ensure_lock(project: Project, m: Matrix, index_url: str | None = None, ca_cert: str | None = None,
+                refresh: bool = False) -> tuple[ProjectLock, bool]:
+    """(the lock, whether it was resolved now): an up-to-date tfenv.lock is used as it is."""
+    target = project.target(m)
+    if not refresh:
+        existing = current_lock(project, target)
+        if existing is not None:
+            return existing, False
+    pins = resolve(project, target, index_url, ca_cert)
+    text = lock_text(project, target, inputs_digest(project, target), pins)
+    project.lock_path.write_text(text, encoding="utf-8")
+    return read_lock(project.lock_path), True
+
+
+# --- resolution ------------------------------------------------------------------------------------
+
+
+def _uv() -> str:
+    uv = shutil.which("uv")
+    if not uv:
+        raise ResolveFailed("resolving tfenv.lock needs uv: pip install uv")
+    return uv
+
+
+def compile_(lines: list[str], folder: Path, target: Target, jupyter: bool, index_url: str | None = None,
+             ca_cert: str | None = None) -> subprocess.CompletedProcess:
+    """uv pip compile for the image's Python and platform, with the environment's lock(s) as constraints.
+
+    The requirements go to a short-lived hidden file in `folder` (the requirements file's), so that its
+    relative `-r`/`-c` includes resolve as they do for pip.
+    """
+    fd, name = tempfile.mkstemp(prefix=".tfenv-resolve-", suffix=".txt", dir=str(folder))
+    req = Path(name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        cmd = [_uv(), "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",
+               "--python-version", target.python, "--python-platform", env_lock.LINUX_PLATFORM]
+        for path in constraint_paths(target, jupyter):
+            cmd += ["--constraint", str(path)]
+        if index_url:
+            cmd += ["--index-url", index_url]
+        environ = dict(os.environ)
+        if ca_cert:
+            environ["SSL_CERT_FILE"] = ca_cert
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=UV_TIMEOUT_S, env=environ)
+        except subprocess.TimeoutExpired:
+            raise ResolveFailed(f"uv did not resolve within {UV_TIMEOUT_S} s: is the package index reachable?") \
+                from None
+    finally:
+        req.unlink()
+
+
+def resolve(project: Project, target: Target, index_url: str | None = None,
+            ca_cert: str | None = None) -> list[tuple[str, str]]:
+    """The packages the project adds (name, version), sorted; Conflict when a pin would have to move."""
+    lines = requirement_lines(project)
+    if not top_level_names(lines):
+        return []
+    result = compile_(lines, project.requirements_path.parent, target, project.jupyter, index_url, ca_cert)
+    if result.returncode != 0:
+        raise explain_failure(result.stderr, lines, project, target, index_url, ca_cert)
+    pins = env_pins(target, project.jupyter)
+    added = []
+    for line in result.stdout.splitlines():
+        line = line.split("#", 1)[0].strip()
+        name, sep, version = line.partition("==")
+        if sep and normalize(name) not in pins:
+            added.append((name.strip(), version.strip()))
+    return sorted(added, key=lambda p: normalize(p[0]))
+
+
+def parse_conflict(stderr: str, pins: dict[str, str], top_names: list[str]) -> ConflictInfo | None:
+    """The pin uv's explanation says cannot hold, and what wanted otherwise; None when it is no pin conflict."""
+    text = " ".join(stderr.split())
+    tops = {normalize(n): n for n in top_names}
+    for match in _DIRECT.finditer(text):
+        dep = match.group("dep")
+        if pins.get(normalize(dep)) == match.group("pin"):
+            return ConflictInfo(dep, "", dep, match.group("spec"), match.group("pin"))
+    for match in _DEPENDS.finditer(text):
+        dep, pkg = match.group("dep"), match.group("pkg")
+        if pins.get(normalize(dep)) != match.group("pin"):
+            continue
+        top = None
+        if normalize(pkg) not in tops:
+            # a dependency of a requirement: name the first requirement uv's explanation mentions
+            mentioned = [n for key, n in tops.items() if re.search(rf"\b{re.escape(n)}\b", text, re.I)]
+            top = mentioned[0] if mentioned else None
+        return ConflictInfo(pkg, match.group("pkgspec") or "", dep, match.group("spec"), match.group("pin"), top)
+    return None
+
+
+def newest_fit(name: str, lines: list[str], folder: Path, target: Target, jupyter: bool, index_url: str | None,
+               ca_cert: str | None) -> str | None:
+    """The newest version of requirement `name` that resolves with the pins, its version bound dropped."""
+    relaxed = []
+    for line in lines:
+        match = _REQ_NAME.match(line.split("#", 1)[0])
+        if match and not line.lstrip().startswith("-") and normalize(match.group("name")) == normalize(name):
+            relaxed.append(match.group("name") + (match.group("extras") or ""))
+        else:
+            relaxed.append(line)
+    result = compile_(relaxed, folder, target, jupyter, index_url, ca_cert)
+    if result.returncode != 0:
+        return None
+    for line in result.stdout.splitlines():
+        found, sep, version = line.split("#", 1)[0].strip().partition("==")
+        if sep and normalize(found) == normalize(name):
+            return version.strip()
+    return None
+
+
+def conflict_message(info: ConflictInfo, env_name: str, source: str, fit: str | None) -> str:
+    """One line: who wants what, which pin that breaks, and what fits instead."""
+    pkg_version = info.package_version.lstrip("=") if info.package_version.startswith("==") \
+        else info.package_version
+    if normalize(info.package) == normalize(info.dep):
+        who = f"{source} wants {info.dep}{info.wanted}"
+    else:
+        who = f"{info.package} {pkg_version}".rstrip() + f" needs {info.dep}{info.wanted}"
+        if info.top:
+            who += f" (through {info.top})"
+    subject = info.top or info.package
+    if normalize(subject) == normalize(info.dep):
+        fits = f"{info.dep} {info.pin} fits: drop the bound or use {info.dep}=={info.pin}"
+    elif fit:
+        fits = f"{subject} {fit} fits"
+    else:
+        fits = f"no version of {subject} fits"
+    return f"{who}, {env_name} pins {info.dep} {info.pin}; {fits} (nothing was built)"
+
+
+def explain_failure(stderr: str, lines: list[str], project: Project, target: Target, index_url: str | None,
+                    ca_cert: str | None) -> TfenvError:
+    source = project.requirements or "tfenv.yaml"
+    info = parse_conflict(stderr, env_pins(target, project.jupyter), top_level_names(lines))
+    if info is None:
+        cause = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+        detail = " ".join(" ".join(cause[1:3]).split()) if len(cause) > 1 else (cause[0] if cause else "uv failed")
+        detail = re.sub(r"^cause:\s*", "", detail)
+        return ResolveFailed(f"cannot resolve {source} for {target.env.name}: {detail[:400]}")
+    subject = info.top or info.package
+    fit = None
+    if normalize(subject) != normalize(info.dep):
+        fit = newest_fit(subject, lines, project.requirements_path.parent, target, project.jupyter, index_url,
+                         ca_cert)
+    message = conflict_message(info, target.env.name, source, fit)
+    return Conflict(message if message.startswith(source) else f"{source}: {message}")
