@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 from pathlib import Path
 
 from builder.errors import TfenvError
@@ -119,27 +118,30 @@ def create(os_name: str, tag: str | None, mirror: str | None, display: Display, 
 
     c = c or dockerhost.client()
     tag = tag or TAGS[os_name]
-    work = Path(tempfile.mkdtemp(prefix="tfenv-base-", dir="/var/tmp"))
-    try:
-        root = work / "root"
-        cmd = debootstrap_command(debootstrap, SUITES[os_name], root, mirror)
-        display.start(f"debootstrap {SUITES[os_name]} (minbase) -> {tag}")
-        _run(cmd, display)
-        trim(root)
-        display.note("importing into Docker")
-        tar_path = work / "rootfs.tar"
-        write_tar(root, tar_path)
-        from docker.utils import parse_repository_tag
+    from builder import containers
 
-        repo, version = parse_repository_tag(tag)
-        with open(tar_path, "rb") as data:
-            c.api.import_image_from_data(data, repository=repo, tag=version or "latest", changes=['CMD ["bash"]'])
-        image = c.images.get(tag)
-        display.note(f"created {tag} ({image.id[7:19]}, {image.attrs['Size'] / 1e6:.0f} MB)")
-        return image.id
+    try:
+        # /var/tmp: a root file system does not fit in a tmpfs /tmp. An interrupted debootstrap can leave
+        # proc/sys mounted in the target: unmounted before the folder is removed.
+        with containers.temp_dir("base", parent="/var/tmp", before_remove=_unmount_below) as work:
+            root = work / "root"
+            cmd = debootstrap_command(debootstrap, SUITES[os_name], root, mirror)
+            display.start(f"debootstrap {SUITES[os_name]} (minbase) -> {tag}")
+            _run(cmd, display)
+            trim(root)
+            display.note("importing into Docker")
+            tar_path = work / "rootfs.tar"
+            write_tar(root, tar_path)
+            from docker.utils import parse_repository_tag
+
+            repo, version = parse_repository_tag(tag)
+            with open(tar_path, "rb") as data:
+                c.api.import_image_from_data(data, repository=repo, tag=version or "latest",
+                                             changes=['CMD ["bash"]'])
+            image = c.images.get(tag)
+            display.note(f"created {tag} ({image.id[7:19]}, {image.attrs['Size'] / 1e6:.0f} MB)")
+            return image.id
     finally:
-        _unmount_below(work)  # an interrupted debootstrap can leave proc/sys mounted in the target
-        shutil.rmtree(work, ignore_errors=True)
         display.finish()
 
 

@@ -5,6 +5,7 @@ Commands are imported only when run, so `tfenv --help` stays fast (no docker, ri
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 
@@ -42,6 +43,8 @@ COMMANDS = {
              "Verify an image in a container: versions, CUDA libraries, GPU."),
     "base": ("build:base_command", "Build and verify",
              "Create the debian11 base image from debootstrap (no registry)."),
+    "config": ("maintain:config_command", "Build and verify",
+               "Show the build settings in force (CA, mirrors, repo) and where each is set."),
     "doctor": ("diagnose:doctor_command", "Diagnose",
                "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
     "explain": ("diagnose:explain_command", "Diagnose",
@@ -93,33 +96,87 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="tfenv")
 @click.option("--matrix", "matrix_path", type=click.Path(dir_okay=False), envvar="TFENV_MATRIX",
               help="Use this matrix file instead of the packaged matrix.yaml.")
+@click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")
 @click.pass_context
-def cli(ctx, matrix_path):
+def cli(ctx, matrix_path, debug):
     """Known-good TensorFlow 2.2-2.10 GPU environments, and why your machine fails."""
     ctx.obj = {"matrix_path": matrix_path}
 
 
 def main(argv=None):
-    """Entry point: known problems become one line on stderr and an exit code, never a traceback."""
+    """Entry point: every problem becomes one line on stderr and a documented exit code, never a traceback."""
+    from builder import exitcodes, paths
+
+    paths.use_checkout(None)  # main() may run more than once in one process (tests)
+    _tolerant_output()
+    previous_handlers = exitcodes.install_signal_handlers()
+    debug = _debug_requested(argv)
     try:
         # Without standalone mode Click returns a command's ctx.exit() code instead of exiting.
         rc = cli.main(args=argv, prog_name="tfenv", standalone_mode=False)
-        if isinstance(rc, int) and rc:
-            sys.exit(rc)
+        code = rc if isinstance(rc, int) else 0
     except TfenvError as exc:
-        click.echo(f"tfenv: error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+        click.echo(f"tfenv: error: {error_text(exc)}", err=True)
+        code = exc.exit_code
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("tfenv: interrupted", err=True)
-        sys.exit(130)
+        code = exitcodes.interrupted_code()
     except click.ClickException as exc:
         exc.show()
-        sys.exit(exc.exit_code)
+        code = exc.exit_code
     except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo("tfenv: interrupted", err=True)
-        sys.exit(130)
+        code = exc.exit_code
+    except SystemExit as exc:  # commands that sys.exit() with their container's status
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else exitcodes.BAD_INPUT)
+        if code == exitcodes.INTERRUPTED:  # the command caught the interrupt and cleaned up itself
+            click.echo("tfenv: interrupted", err=True)
+            code = exitcodes.interrupted_code()
+    except MemoryError:
+        click.echo("tfenv: error: out of memory", err=True)
+        code = exitcodes.BAD_INPUT
+    except Exception as exc:  # a bug: one line (70), the traceback only when asked for
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        detail = _one_line(f"{type(exc).__name__}: {exc}")
+        click.echo(f"tfenv: internal error: {detail} (run with --debug for the traceback)", err=True)
+        code = exitcodes.INTERNAL
+    finally:
+        exitcodes.restore_signal_handlers(previous_handlers)
+    if code:
+        sys.exit(code)
+
+
+def _debug_requested(argv) -> bool:
+    import os
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    if "--" in args:
+        args = args[: args.index("--")]
+    return "--debug" in args or bool(os.environ.get("TFENV_DEBUG"))
+
+
+def error_text(exc: Exception) -> str:
+    """The message on one line whatever the user typed into it (`-e $'\\n'`): control characters escaped."""
+    text = str(exc)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _tolerant_output() -> None:
+    """An ASCII-only or cp437 terminal gets '?' for what it cannot show instead of UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a closed or detached stream
+                reconfigure(errors="replace")
 
 
 if __name__ == "__main__":

@@ -2,13 +2,12 @@
 
 Every container tfenv starts carries MANAGED_LABEL (its value says which command started it), so
 `tfenv ps`, `tfenv stop` and CI's last-resort cleanup find them; each command removes its own containers
-in a `finally`, which also runs on Ctrl-C and, through signals_as_interrupt(), on SIGTERM.
+in a `finally`, which also runs on Ctrl-C and, through signals_as_interrupt(), on SIGTERM and SIGHUP.
 """
 
 from __future__ import annotations
 
 import contextlib
-import signal
 import sys
 import threading
 import time
@@ -20,12 +19,13 @@ URL_LABEL = "io.tfenv.jupyter-url"
 
 
 def start(client, kw: dict):
-    """containers.run(detach=True, **kw); a half-created container is removed before the error propagates."""
+    """containers.run(detach=True, **kw); a half-created container is removed before the error (or an
+    interrupt that lands between create and start) propagates."""
     from docker.errors import APIError
 
     try:
         return client.containers.run(detach=True, **kw)
-    except APIError:
+    except (APIError, KeyboardInterrupt):  # KeyboardInterrupt: also SIGTERM/SIGHUP between create and start
         if kw.get("name"):
             remove(client, kw["name"])
         raise
@@ -106,16 +106,31 @@ def list_managed(client, kind: str) -> list:
 
 @contextlib.contextmanager
 def signals_as_interrupt():
-    """SIGTERM (a CI runner cancelling the job) ends the block like Ctrl-C, so `finally` removes containers."""
-    if not hasattr(signal, "SIGTERM") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    """SIGTERM, SIGHUP (and Ctrl-Break on Windows) end the block like Ctrl-C, so `finally` removes containers
+    and temporary folders; the CLI then exits 143/129 (builder.exitcodes). `tfenv` installs the same handlers
+    for its whole run; this also covers callers that use builder as a library."""
+    from builder import exitcodes
 
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
+    previous = exitcodes.install_signal_handlers(clear=False)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        exitcodes.restore_signal_handlers(previous)
+
+
+@contextlib.contextmanager
+def temp_dir(kind: str, parent: str | None = None, before_remove=None):
+    """The one owner of tfenv's temporary folders (tfenv-KIND-* in the temp folder, or in `parent`): removed
+    however the block ends, SIGTERM and SIGHUP included (they unwind like Ctrl-C inside signals_as_interrupt
+    or `tfenv`). before_remove(path) runs first, e.g. to unmount what an interrupted debootstrap left."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp(prefix=f"tfenv-{kind}-", dir=parent))
+    try:
+        yield path
+    finally:
+        if before_remove is not None:
+            before_remove(path)
+        shutil.rmtree(path, ignore_errors=True)

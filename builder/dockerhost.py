@@ -32,30 +32,62 @@ def start_hint() -> str:
     return "start it with `sudo systemctl start docker` (or `sudo dockerd &`), or set DOCKER_HOST"
 
 
+PING_TIMEOUT = 15.0  # seconds for the daemon to answer the first request; TFENV_DOCKER_TIMEOUT overrides
+CALL_TIMEOUT = 600  # seconds any later call may wait for an answer (image pulls and commits are slow)
+
+
+def ping_timeout() -> float:
+    try:
+        value = float(os.environ.get("TFENV_DOCKER_TIMEOUT", PING_TIMEOUT))
+    except ValueError:
+        raise TfenvError(f"TFENV_DOCKER_TIMEOUT={os.environ['TFENV_DOCKER_TIMEOUT']!r}: expected seconds, "
+                         "e.g. 15") from None
+    if not 0 < value <= 3600:
+        raise TfenvError(f"TFENV_DOCKER_TIMEOUT={value:g}: expected between 0 and 3600 seconds")
+    return value
+
+
 def client():
-    """A docker.DockerClient that has answered a ping, or DockerUnavailable saying how to start one."""
+    """A docker.DockerClient that has answered a ping, or DockerUnavailable saying how to start one.
+
+    The first contact (API version, ping) has a short timeout, so a daemon that accepts connections and
+    never answers fails in seconds instead of docker-py's 600 s; later calls keep the long one.
+    """
     import docker  # lazy: keeps `tfenv --help` fast
     from docker.errors import DockerException
 
+    timeout = ping_timeout()
     try:
-        c = docker.from_env(timeout=600)
-        c.ping()
+        probe = docker.from_env(timeout=timeout)  # asks the daemon for its API version
+        try:
+            probe.ping()
+            version = probe.api.api_version
+        finally:
+            probe.close()
+        c = docker.from_env(timeout=CALL_TIMEOUT, version=version)
     except DockerException as exc:
-        raise DockerUnavailable(f"cannot reach the Docker daemon ({_reason(exc)}): {start_hint()}") from None
+        raise DockerUnavailable(f"cannot reach the Docker daemon ({_reason(exc, timeout)}): {start_hint()}") from None
     return c
 
 
-def _reason(exc: Exception) -> str:
+def _where() -> str:
+    return os.environ.get("DOCKER_HOST") or ("the Docker Desktop pipe" if sys.platform == "win32"
+                                             else "/var/run/docker.sock")
+
+
+def _reason(exc: Exception, timeout: float = PING_TIMEOUT) -> str:
     """The useful part of docker-py's nested connection errors."""
     text = str(exc)
-    where = os.environ.get("DOCKER_HOST") or ("the Docker Desktop pipe" if sys.platform == "win32"
-                                              else "/var/run/docker.sock")
+    where = _where()
     if "FileNotFoundError" in text or "No such file" in text:
         return f"nothing listens at {where}"
     if "PermissionError" in text or "Permission denied" in text:
         return f"permission denied on {where}: run as root or join the docker group"
     if "Connection refused" in text:
         return f"connection refused at {where}"
+    if "timed out" in text.lower() or "timeout" in text.lower():
+        return (f"{where} did not answer within {timeout:g} s: is the daemon hung or still starting? "
+                "check `docker info`, or set TFENV_DOCKER_TIMEOUT for a slow remote daemon")
     return _short(text.splitlines()[0] if text else type(exc).__name__)
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder.errors import TfenvError
-
 # Line ends, as .gitattributes checks files out on every OS: PowerShell scripts CRLF, everything else LF.
 CRLF_SUFFIXES = (".ps1",)
 
@@ -29,20 +27,17 @@ class Generated:
 
 
 def write(items: list[Generated], root: Path) -> list[Path]:
-    """Write byte for byte on every OS (newline="": LF, CRLF for PowerShell); scripts are made executable."""
-    written = []
-    for item in items:
-        path = root / item.relpath
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "w", encoding="utf-8", newline="") as f:
-                f.write(item.text)
-            if item.executable:
-                path.chmod(path.stat().st_mode | 0o111)
-        except OSError as exc:
-            raise TfenvError(f"{path}: cannot write: {exc.strerror}") from None
-        written.append(path)
-    return written
+    """Write byte for byte on every OS (newline="": LF, CRLF for PowerShell); scripts are made executable.
+
+    All or nothing (builder.files): every file is staged in its folder before the first one replaces its
+    target, so a failure (read-only, full disk, Ctrl-C) leaves no half-written or half-updated set.
+    """
+    from builder import files
+
+    for folder in sorted({(root / item.relpath).parent for item in items}):
+        files.make_folder(folder)
+    return files.write_all([(root / item.relpath, item.text, 0o755 if item.executable else None) for item in items],
+                           what="generated file")
 
 
 def check(items: list[Generated], root: Path, stale_globs: tuple[str, ...] = ()) -> list[str]:

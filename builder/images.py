@@ -13,7 +13,6 @@ import re
 import tarfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from builder import base, containers, dockerhost, render, tags
 from builder.errors import BadOption, TfenvError
@@ -88,14 +87,17 @@ class BuildResult:
 # --- context and arguments ----------------------------------------------------------------------
 
 
-def read_ca_cert(path: str) -> bytes:
-    """The PEM bundle to trust during the build, checked here so a wrong path fails before building."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise BadOption(f"--ca-cert {path}: cannot read: {exc.strerror}") from None
+def read_ca_cert(path: str, what: str = "--ca-cert") -> bytes:
+    """The PEM bundle to trust during the build, checked here so a wrong path fails before building.
+    `what` names where the path came from (--ca-cert, TFENV_CA_CERT, the config file)."""
+    from builder import files
+
+    try:  # a regular file of at most 1 MiB: `--ca-cert /dev/zero` must not fill memory
+        data = files.read_bytes(path, "PEM certificate file")
+    except files.FileError as exc:
+        raise BadOption(f"{what} {exc}") from None
     if b"-----BEGIN CERTIFICATE-----" not in data:
-        raise BadOption(f"--ca-cert {path}: not a PEM certificate (expected '-----BEGIN CERTIFICATE-----')")
+        raise BadOption(f"{what} {path}: not a PEM certificate (expected '-----BEGIN CERTIFICATE-----')")
     return data
 
 

@@ -166,8 +166,10 @@ def serve(client, image, spec: run.RunSpec, bind: str, port: int | None, detach:
     spec.command = server_command(image) or []
     container = start(client, spec, bind, port, token)
     keep = False  # only a detached server that answered outlives this function
+    ready = False
     try:
         wait_ready(container, bind, port, token)
+        ready = True
         url = lab_url(bind, port, token)
         if detach:
             print(url)
@@ -180,7 +182,11 @@ def serve(client, image, spec: run.RunSpec, bind: str, port: int | None, detach:
         container.reload()
         return int(container.attrs.get("State", {}).get("ExitCode") or 0)
     except KeyboardInterrupt:
+        from builder import exitcodes
+
         print("tfenv: stopping Jupyter", file=sys.stderr)
+        if not ready or exitcodes.received() is not None:  # Ctrl-C at a ready server is the normal end: 0
+            raise
         return 0
     finally:
         if not keep:

@@ -11,11 +11,10 @@ import datetime
 import re
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder import paths
+from builder import files, paths
 from builder.errors import TfenvError
 from builder.matrix import Matrix, Target
 
@@ -78,6 +77,8 @@ def requirements_for(target: Target, matrix: Matrix, jupyter: bool = False) -> l
 def resolve(target: Target, matrix: Matrix, jupyter: bool = False, root: Path | None = None) -> Path:
     """Resolve one lock with uv and write it; the jupyter lock is constrained by the base lock."""
     out = lock_path(target, jupyter, root)
+    if files.inside_installed_package(out):
+        raise LockError(f"{out}: inside an installed package; run `tfenv lock` in a tfenv checkout")
     constraint = lock_path(target, False, root) if jupyter else None
     pins = compile_pins(requirements_for(target, matrix, jupyter), target.python, LINUX_PLATFORM,
                         target.env.lock_date, out.name, constraint)
@@ -85,8 +86,8 @@ def resolve(target: Target, matrix: Matrix, jupyter: bool = False, root: Path | 
         f"# tfenv lock for {target.env.name} on Python {target.python}{' with Jupyter' if jupyter else ''},\n"
         f"# resolved from matrix.yaml as of {target.env.lock_date} by `tfenv lock`. Do not edit.\n"
     )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(header + "\n".join(pins) + "\n", encoding="utf-8")
+    files.make_folder(out.parent, "locks folder")
+    files.write_text(out, header + "\n".join(pins) + "\n", what="lock")  # atomic: never half a lock
     return out
 
 
@@ -102,8 +103,10 @@ def compile_pins(requirements: list[str], python: str, platform: str, lock_date:
         raise LockError("`tfenv lock` needs uv, a dependency of tfenv: pip install uv")
     # --exclude-newer is exclusive: take everything published up to the end of lock_date.
     cutoff = datetime.date.fromisoformat(lock_date) + datetime.timedelta(days=1)
-    with tempfile.TemporaryDirectory() as tmp:
-        req = Path(tmp) / "requirements.in"
+    from builder import containers
+
+    with containers.temp_dir("lock") as tmp:
+        req = tmp / "requirements.in"
         req.write_text("\n".join(requirements) + "\n", encoding="utf-8")
         cmd = [
             uv, "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",

@@ -6,6 +6,7 @@ Every error names the file, the key path and what was expected, in one line.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -270,16 +271,40 @@ class _Checker:
                 self.fail(f"{path}.{key}" if path else str(key), f"unknown key{hint}")
         return value
 
+    def names(self, value: Any, path: str) -> dict:
+        """A mapping whose keys are names (environments, OS variants): each key must be a string."""
+        self.mapping(value, path, optional=value.keys() if isinstance(value, dict) else ())
+        for key in value:
+            if not isinstance(key, str) or not key:
+                self.fail(f"{path}.{key}", f"expected a name, got {_type_name(key)} (quote it: '{key}')")
+        return value
+
     def string(self, value: Any, path: str) -> str:
         if not isinstance(value, str) or not value:
             self.fail(path, f"expected a non-empty string, got {_type_name(value)}")
         return value
 
+    def reference(self, value: Any, path: str, repository: bool = False) -> str:
+        """An image reference (or a repository name) Docker accepts."""
+        from builder import references
+
+        text = self.string(value, path)
+        try:
+            (references.check_repository if repository else references.check_reference)(text, "image")
+        except references.BadReference as exc:
+            self.fail(path, str(exc))
+        return text
+
     def version(self, value: Any, path: str) -> str:
         text = self.string(value, path)
-        if not all(p.isdigit() for p in text.split(".")):
+        if not _VERSION.fullmatch(text):  # ASCII digits only: str.isdigit() accepts '²', int() does not
             self.fail(path, f"expected a version like '1.2.3', got {text!r}")
         return text
+
+    def items(self, value: Any, path: str) -> list:
+        if not isinstance(value, list):
+            self.fail(path, f"expected a list, got {_type_name(value)}")
+        return value
 
     def strings(self, value: Any, path: str) -> tuple[str, ...]:
         if not isinstance(value, list):
@@ -297,6 +322,10 @@ class _Checker:
         return text
 
 
+_VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def _type_name(value: Any) -> str:
     if value is None:
         return "nothing"
@@ -310,20 +339,13 @@ def _type_name(value: Any) -> str:
 
 def load(path: Path | str | None = None) -> Matrix:
     """Read and validate a matrix file (the packaged matrix.yaml by default)."""
-    import yaml  # lazy: keeps `tfenv --help` fast
+    from builder import yamlfile
 
     path = Path(path) if path else paths.matrix_file()
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise MatrixError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path.name}:{mark.line + 1}:{mark.column + 1}" if mark else path.name
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise MatrixError(f"{where}: invalid YAML: {problem}") from None
+        data = yamlfile.load(path, "matrix file")
+    except TfenvError as exc:
+        raise MatrixError(str(exc)) from None
     return parse(data, path)
 
 
@@ -331,22 +353,22 @@ def parse(data: Any, path: Path) -> Matrix:
     c = _Checker(path.name)
     top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"),
                     optional=("wsl", "windows"))
-    if top["schema"] != 1:
+    if type(top["schema"]) is not int or top["schema"] != 1:  # `true == 1` in Python
         c.fail("schema", f"expected 1, got {top['schema']!r}")
     image = _parse_image(c, top["image"])
     os_variants = {
-        name: _parse_os(c, name, v) for name, v in c.mapping(top["os"], "os", optional=top["os"] or ()).items()
+        name: _parse_os(c, name, v) for name, v in c.names(top["os"], "os").items()
     }
     sonames = {
         name: _parse_sonames(c, name, v)
-        for name, v in c.mapping(top["sonames"], "sonames", optional=top["sonames"] or ()).items()
+        for name, v in c.names(top["sonames"], "sonames").items()
     }
     cuda = {
         str(name): _parse_cuda(c, str(name), v, os_variants)
         for name, v in c.mapping(top["cuda"], "cuda", optional=top["cuda"] or ()).items()
     }
     jupyter = c.mapping(top["jupyter"], "jupyter", required=("packages",))
-    envs_raw = c.mapping(top["envs"], "envs", optional=top["envs"] or ())
+    envs_raw = c.names(top["envs"], "envs")
     if not envs_raw:
         c.fail("envs", "expected at least one environment")
     envs = {name: _parse_env(c, name, v, os_variants, sonames, cuda) for name, v in envs_raw.items()}
@@ -409,7 +431,7 @@ def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
             dll_dirs=c.strings(i["dll_dirs"], f"{p}.installer.dll_dirs"),
         )
     copies = []
-    for i, raw_copy in enumerate(m.get("copies", [])):
+    for i, raw_copy in enumerate(c.items(m.get("copies", []), f"{p}.copies")):
         cp = c.mapping(raw_copy, f"{p}.copies[{i}]", required=("from", "to"))
         copies.append(Copy(_dll_names(c, [cp["from"]], f"{p}.copies[{i}].from")[0],
                            _dll_names(c, [cp["to"]], f"{p}.copies[{i}].to")[0]))
@@ -429,7 +451,7 @@ def _parse_wsl(c: _Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslS
     if not isinstance(build, int) or isinstance(build, bool) or build <= 0:
         c.fail("wsl.windows_build_min", f"expected a positive integer, got {_type_name(build)}")
     distros = {}
-    for name, d in c.mapping(m["distros"], "wsl.distros", optional=m["distros"] or ()).items():
+    for name, d in c.names(m["distros"], "wsl.distros").items():
         p = f"wsl.distros.{name}"
         d = c.mapping(d, p, required=("os", "id", "version_id"))
         distros[str(name)] = WslDistro(
@@ -458,7 +480,8 @@ def _parse_wsl_cuda(c: _Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:
         source=source,
         pip=c.str_map(m["pip"], f"{p}.pip") if "pip" in m else {},
         cudnn=c.version(m["cudnn"], f"{p}.cudnn") if "cudnn" in m else None,
-        links=tuple(_parse_shim(c, f"{p}.links[{i}]", s) for i, s in enumerate(m.get("links", []))),
+        links=tuple(_parse_shim(c, f"{p}.links[{i}]", s)
+                    for i, s in enumerate(c.items(m.get("links", []), f"{p}.links"))),
     )
 
 
@@ -467,7 +490,7 @@ def _parse_image(c: _Checker, raw: Any) -> ImageSettings:
     if not isinstance(m["uid"], int) or isinstance(m["uid"], bool) or m["uid"] <= 0:
         c.fail("image.uid", f"expected a positive integer, got {_type_name(m['uid'])}")
     return ImageSettings(
-        repo=c.string(m["repo"], "image.repo"),
+        repo=c.reference(m["repo"], "image.repo", repository=True),
         user=c.string(m["user"], "image.user"),
         uid=m["uid"],
         venv=c.string(m["venv"], "image.venv"),
@@ -482,7 +505,7 @@ def _parse_os(c: _Checker, name: str, raw: Any) -> OsVariant:
     return OsVariant(
         name=name,
         family=family,
-        base_image=c.string(m["base_image"], f"{p}.base_image"),
+        base_image=c.reference(m["base_image"], f"{p}.base_image"),
         python=c.version(m["python"], f"{p}.python"),
         packages=c.str_map(m["packages"], f"{p}.packages"),
     )
@@ -571,7 +594,8 @@ def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
         optional_sonames=sonames[soname_set][1],
         windows_dlls=sonames[soname_set][2],
         windows_optional_dlls=sonames[soname_set][3],
-        shims=tuple(_parse_shim(c, f"{p}.shims[{i}]", s) for i, s in enumerate(m.get("shims", []))),
+        shims=tuple(_parse_shim(c, f"{p}.shims[{i}]", s) for i, s in enumerate(c.items(m.get("shims", []),
+                                                                                            f"{p}.shims"))),
         os=os_names,
         pins=c.str_map(m["pins"], f"{p}.pins"),
         lock_date=_date(c, m["lock_date"], f"{p}.lock_date"),
@@ -617,12 +641,17 @@ def _parse_shim(c: _Checker, path: str, raw: Any) -> Shim:
 
 
 def _date(c: _Checker, value: Any, path: str) -> str:
+    """A calendar date as text. The strict YAML loader keeps dates as strings; a timestamp is refused."""
     import datetime
 
+    if isinstance(value, datetime.datetime):
+        c.fail(path, f"expected a date like '2022-12-31', got the timestamp {value.isoformat()!r}")
     if isinstance(value, datetime.date):
         return value.isoformat()
     text = c.string(value, path)
     try:
+        if not _DATE.fullmatch(text):
+            raise ValueError(text)
         datetime.date.fromisoformat(text)
     except ValueError:
         c.fail(path, f"expected a date like '2022-12-31', got {text!r}")

@@ -192,9 +192,19 @@ def run_interactive(spec: RunSpec) -> int:
     if docker is None:
         raise TfenvError("an interactive shell needs the docker CLI on PATH; or pass a command after --")
     argv[0] = docker
+    proc = subprocess.Popen(argv)
     try:
-        return subprocess.call(argv)
-    except KeyboardInterrupt:  # the CLI got the same Ctrl-C and removes its --rm container itself
+        return proc.wait()
+    except KeyboardInterrupt:
+        # A Ctrl-C typed in the shell goes to the container's TTY, not here: this is a signal sent to tfenv
+        # alone (SIGTERM, SIGHUP, a kill -INT). Killing the docker CLI would leave its container running.
+        subprocess.run([docker, "rm", "-f", spec.name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=60)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         return 130
 
 

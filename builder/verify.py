@@ -12,7 +12,6 @@ import json
 import os
 import secrets
 import shutil
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,11 +162,17 @@ def run(m: Matrix, target: Target, image: str, image_labels: dict, gpu: tuple[bo
     expect = expectations(m, target, image, image_labels, gpu, hint)
     if project:
         expect["project"] = project
-    with tempfile.TemporaryDirectory(prefix="tfenv-test-") as tmp:
-        expect_file = Path(tmp) / "expect.json"
+    with containers.temp_dir("test") as tmp:
+        expect_file = tmp / "expect.json"
         expect_file.write_text(json.dumps(expect, indent=1), encoding="utf-8")
+        # pytest writes the report beside expect.json; it is moved into place only when complete.
+        staged_junit = tmp / "junit.xml" if junit_xml else None
         with containers.signals_as_interrupt(), container(c, image, target, use_gpu, extra_labels) as cont:
-            results = run_suites(cont.id, expect_file, junit_xml)
+            results = run_suites(cont.id, expect_file, str(staged_junit) if staged_junit else None)
+        if staged_junit:
+            from builder import files
+
+            files.write_text(junit_xml, staged_junit.read_text(encoding="utf-8"), what="JUnit XML report")
     return Outcome(image, target, results)
 
 

@@ -68,8 +68,12 @@ def resolve_lock(matrix: Matrix, env: Env, root: Path | None = None) -> Path:
     pins = lock.compile_pins(reqs, python, lock.WINDOWS_PLATFORM, env.lock_date, out.name)
     header = (f"# tfenv Windows lock for {env.name} on Python {python} (win_amd64),\n"
               f"# resolved from matrix.yaml as of {env.lock_date} by `tfenv lock`. Do not edit.\n")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(header + "\n".join(pins) + "\n", encoding="utf-8")
+    from builder import files
+
+    if files.inside_installed_package(out):
+        raise lock.LockError(f"{out}: inside an installed package; run `tfenv lock` in a tfenv checkout")
+    files.make_folder(out.parent, "locks folder")
+    files.write_text(out, header + "\n".join(pins) + "\n", what="lock")  # atomic: never half a lock
     return out
 
 

@@ -6,29 +6,24 @@ import sys
 
 import click
 
+from builder.commands import common
 from builder.commands.common import load_matrix
 from builder.errors import ChecksFailed, TfenvError
 
 
 @click.command("build")
 @click.argument("env", required=False)
-@click.option("--os", "os_name", help="OS variant (default: the environment's first one).")
-@click.option("--repo", help="Image repository (default: tfenv/tensorflow, from the matrix).")
+@click.option("--os", "os_name", callback=common.nonempty,
+              help="OS variant (default: the environment's first one).")
+@click.option("--repo", callback=common.repository_option,
+              help="Image repository (default: TFENV_REPO, the config file, the matrix's tfenv/tensorflow).")
 @click.option("--build-env", is_flag=True, help="In a project folder: build the environment image when missing.")
 @click.option("--jupyter", is_flag=True, help="Also build the Jupyter stage (tags end in -jupyter).")
 @click.option("--push", is_flag=True, help="Push every tag after building.")
-@click.option("--base-image", help="Build on this image instead of the variant's default (local or mirrored).")
-@click.option("--pip-index-url", metavar="URL", help="pip index to use inside the build, e.g. a local mirror.")
-@click.option("--apt-mirror", metavar="URL", help="apt mirror, e.g. http://mirror.example.org/debian.")
-@click.option("--ca-cert", type=click.Path(dir_okay=False), metavar="FILE",
-              help="PEM certificate(s) to trust during the build (TLS proxy, local mirror).")
-@click.option("--no-cache", is_flag=True, help="Do not use the layer cache.")
-@click.option("--pull/--no-pull", default=None,
-              help="Always pull the base image / never pull it (default: pull only when missing).")
+@common.build_options
 @click.option("--plain", is_flag=True, help="Plain log lines instead of the live display.")
 @click.pass_context
-def build_command(ctx, env, os_name, repo, build_env, jupyter, push, base_image, pip_index_url, apt_mirror,
-                  ca_cert, no_cache, pull, plain):
+def build_command(ctx, env, os_name, repo, build_env, jupyter, push, plain, **build_kwargs):
     """Build (and tag, and optionally push) the image of ENV.
 
     Without ENV, in a folder with tfenv.yaml: resolve tfenv.lock if needed and build the project's image.
@@ -36,19 +31,19 @@ def build_command(ctx, env, os_name, repo, build_env, jupyter, push, base_image,
     from builder import images, progress
 
     m = load_matrix(ctx)
-    options = images.BuildOptions(repo=repo, jupyter=jupyter, base_image=base_image, pip_index_url=pip_index_url,
-                                  apt_mirror=apt_mirror, ca_cert=ca_cert, no_cache=no_cache, pull=pull, push=push)
     if env is None:
         from builder.project import actions
 
-        for flag, given in (("--os", os_name), ("--jupyter", jupyter), ("--base-image", base_image),
-                            ("--pull/--no-pull", pull is not None)):
+        for flag, given in (("--os", os_name), ("--jupyter", jupyter), ("--base-image", build_kwargs["base_image"]),
+                            ("--pull/--no-pull", build_kwargs["pull"] is not None)):
             if given:
                 raise TfenvError(f"{flag} does not apply to a project's image (tfenv.yaml says what it is built on)")
+        options = common.make_build_options(build_kwargs, repo=repo, jupyter=False, push=push)
         built = actions.build(m, actions.load(m), options, progress.display(plain), build_env=build_env)
         click.echo(f"project: {built.image.ref}")
         return
     target = m.target(env, os_name)
+    options = common.make_build_options(build_kwargs, repo=repo, jupyter=jupyter, push=push)
     result = images.build(m, target, options, progress.display(plain))
     for stage in result.stages:
         click.echo(f"{stage.stage}: {' '.join(stage.refs)}")
@@ -56,14 +51,18 @@ def build_command(ctx, env, os_name, repo, build_env, jupyter, push, base_image,
 
 @click.command("base")
 @click.argument("os_name", metavar="OS", type=click.Choice(["debian11"]))
-@click.option("--tag", help="Image name (default: the one the build looks for, tfenv/debian:bullseye).")
-@click.option("--mirror", metavar="URL", help="Debian mirror for debootstrap, e.g. http://mirror.example.org/debian.")
+@click.option("--tag", callback=common.reference_option,
+              help="Image name (default: the one the build looks for, tfenv/debian:bullseye).")
+@click.option("--mirror", metavar="URL",
+              help="Debian mirror for debootstrap, e.g. http://mirror.example.org/debian (TFENV_APT_MIRROR).")
 @click.option("--plain", is_flag=True, help="Plain log lines instead of the live display.")
 def base_command(os_name, tag, mirror, plain):
     """Create a base image from debootstrap (root, Linux) when no registry is reachable."""
-    from builder import base, progress
+    from builder import base, config, progress
 
-    base.create(os_name, tag, mirror, progress.display(plain))
+    if mirror is not None:
+        config.check("apt_mirror", mirror, "--mirror")
+    base.create(os_name, tag, config.defaults(apt_mirror=mirror)["apt_mirror"], progress.display(plain))
 
 
 TEST_EXIT_CODES = """\b
@@ -72,7 +71,7 @@ Exit status:
   1  checks ran and at least one failed
   2  could not run: no Docker daemon or docker CLI, no such image, bad input,
      --gpus all without an NVIDIA runtime
-  130 interrupted (the container is removed all the same)
+  129, 130, 143  SIGHUP, Ctrl-C, SIGTERM (the container is removed all the same)
 
 \b
 On a GPU host: tfenv test tf29 --gpus all"""
@@ -80,13 +79,15 @@ On a GPU host: tfenv test tf29 --gpus all"""
 
 @click.command("test", epilog=TEST_EXIT_CODES)
 @click.argument("env", required=False)
-@click.option("--os", "os_name", help="OS variant (default: the environment's first).")
+@click.option("--os", "os_name", callback=common.nonempty,
+              help="OS variant (default: the environment's first).")
 @click.option("--gpus", type=click.Choice(["auto", "all", "none"]), default="auto", show_default=True,
               help="auto: GPU checks when the Docker daemon has an NVIDIA runtime, else skipped; "
                    "all: require a GPU; none: CPU checks only.")
-@click.option("--junit-xml", type=click.Path(dir_okay=False, writable=True), help="Also write JUnit XML here.")
-@click.option("--repo", help="Image repository (default: from the matrix).")
-@click.option("--image", "image_ref", metavar="REF",
+@click.option("--junit-xml", metavar="FILE", help="Also write JUnit XML here (checked before the checks run).")
+@click.option("--repo", callback=common.repository_option,
+              help="Image repository (default: TFENV_REPO, the config file, the matrix).")
+@click.option("--image", "image_ref", metavar="REF", callback=common.reference_option,
               help="Test this image instead; without ENV its io.tfenv.* labels say which environment it is.")
 @click.pass_context
 def test_command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
@@ -101,6 +102,11 @@ def test_command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
     from builder import dockerhost, report, verify
     from builder.project import config
 
+    if junit_xml:  # checked before the suite runs, not after minutes of checks
+        from builder import files
+
+        files.check_writable(junit_xml, "JUnit XML report")
+    repo = common.default_repo(repo)
     m = load_matrix(ctx)
     in_project = image_ref is None and env is None and config.find() is not None
     if image_ref is None and env is None and not in_project:

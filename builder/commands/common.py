@@ -1,4 +1,4 @@
-"""What several commands share: the loaded matrix, and writing or checking generated files."""
+"""What several commands share: the loaded matrix, option checks, the build options, generated files."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from builder.errors import TfenvError
+from builder import references
+from builder.errors import BadOption, TfenvError
 
 
 def load_matrix(ctx: click.Context):
@@ -28,3 +29,88 @@ def checkout_or(out: str | None, what: str) -> Path:
     if root is None:
         raise TfenvError(f"not in a tfenv checkout: pass {what}")
     return root
+
+
+def checkout_matrix(ctx: click.Context, checkout: Path | None):
+    """The checkout's own matrix.yaml (and locks, templates) for drift checks, unless --matrix names one: a
+    non-editable install carries its own copies, which are not what the committed files were made from."""
+    from builder import matrix, paths
+
+    given = ctx.find_root().obj.get("matrix_path")
+    if checkout is not None and not given:
+        paths.use_checkout(checkout)  # its locks and templates too, not the installed copies
+    return matrix.load(given or (checkout / "matrix.yaml" if checkout else None))
+
+
+# --- option checks: one line before anything runs ------------------------------------------------------
+
+repository_option = references.repository_option  # --repo: a repository name Docker accepts
+reference_option = references.reference_option  # --image, --base-image, --tag: a full image reference
+
+
+def _name(param) -> str:
+    return max(param.opts, key=len) if param is not None and param.opts else "value"
+
+
+def nonempty(ctx, param, value):
+    """Click callback: `--os ''` is a mistake (an unset shell variable), not a request for the default."""
+    if value is None:
+        return None
+    values = value if isinstance(value, tuple) else (value,)
+    for v in values:
+        if not v.strip():
+            raise BadOption(f"{_name(param)} '': give a value, or leave {_name(param)} out for the default")
+    return value
+
+
+# --- the build options, one definition for `build` and `run --build` ------------------------------
+
+BUILD_OPTION_NAMES = ("base_image", "pip_index_url", "apt_mirror", "ca_cert", "no_cache", "pull")
+
+
+def build_options(f):
+    """Click options every command that builds takes (BUILD_OPTION_NAMES); their defaults come from TFENV_*
+    variables and the config file, filled in by make_build_options."""
+    decorators = [
+        click.option("--base-image", callback=reference_option,
+                     help="Build on this image instead of the variant's default (TFENV_BASE_IMAGE)."),
+        click.option("--pip-index-url", metavar="URL",
+                     help="pip index to use inside the build, e.g. a local mirror (TFENV_PIP_INDEX_URL, "
+                          "PIP_INDEX_URL)."),
+        click.option("--apt-mirror", metavar="URL",
+                     help="apt mirror, e.g. http://mirror.example.org/debian (TFENV_APT_MIRROR)."),
+        click.option("--ca-cert", type=click.Path(dir_okay=False), metavar="FILE",
+                     help="PEM certificate(s) to trust during the build: TLS proxy, local mirror (TFENV_CA_CERT)."),
+        click.option("--no-cache", is_flag=True, help="Do not use the layer cache."),
+        click.option("--pull/--no-pull", default=None,
+                     help="Always pull the base image / never pull it (default: pull only when missing)."),
+    ]
+    for decorator in reversed(decorators):
+        f = decorator(f)
+    return f
+
+
+def make_build_options(kwargs: dict, *, repo: str | None, jupyter: bool, push: bool = False):
+    """images.BuildOptions from the command's options, each unset one filled from the environment or the
+    config file (builder.config)."""
+    from builder import config, images
+
+    given = {key: kwargs.get(key) for key in ("base_image", "pip_index_url", "apt_mirror", "ca_cert")}
+    for key, value in given.items():
+        if value is not None:
+            config.check(key, value, "--" + key.replace("_", "-"))
+    settings = config.defaults(repo=repo, **given)
+    if settings["ca_cert"] and not given["ca_cert"]:  # from TFENV_CA_CERT or the config file: say which
+        source = config.effective({}, keys=("ca_cert",))["ca_cert"].source
+        images.read_ca_cert(settings["ca_cert"], source if source.startswith("TFENV_") else f"{source}: ca_cert")
+    return images.BuildOptions(repo=settings["repo"], jupyter=jupyter, push=push, no_cache=kwargs["no_cache"],
+                               pull=kwargs["pull"], base_image=settings["base_image"],
+                               pip_index_url=settings["pip_index_url"], apt_mirror=settings["apt_mirror"],
+                               ca_cert=settings["ca_cert"])
+
+
+def default_repo(repo: str | None) -> str | None:
+    """--repo, else TFENV_REPO, else the config file's repo; None: the matrix's image.repo."""
+    from builder import config
+
+    return config.defaults(repo=repo)["repo"]

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
+from builder.commands import common
 from builder.commands.common import load_matrix
 from builder.errors import ChecksFailed, TfenvError
 
 
 @click.command("doctor")
-@click.option("--env", "env_name", metavar="ENV", help="Check for this environment (default: the installed TF's).")
+@click.option("--env", "env_name", metavar="ENV", callback=common.nonempty,
+              help="Check for this environment (default: the installed TF's).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--import", "do_import", is_flag=True, help="Also import TensorFlow once and read its loader log.")
 @click.option("--write-standalone", type=click.Path(dir_okay=False), metavar="FILE",
@@ -30,13 +31,16 @@ def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_fa
         m.env(env_name)  # unknown names: one line with the nearest match, exit 2
     facts = facts_from_matrix(m)
     if write_standalone or write_facts:
+        from builder import files
         from builder.doctor import standalone
 
-        for path, data in ((write_standalone, lambda: standalone.build(facts)),
-                           (write_facts, lambda: (json.dumps(facts, indent=2, sort_keys=True) + "\n").encode())):
-            if path:
-                _write(Path(path), data())
-                click.echo(path)
+        # Both or neither, and never one file twice: a half-done pair would be a doctor without its facts.
+        files.distinct([("--write-standalone", write_standalone), ("--write-facts", write_facts)])
+        items = [(path, data(), None) for path, data in (
+            (write_standalone, lambda: standalone.build(facts)),
+            (write_facts, lambda: (json.dumps(facts, indent=2, sort_keys=True) + "\n").encode())) if path]
+        for path in files.write_all(items, what="doctor file"):
+            click.echo(str(path))
         return
     try:
         report = doctor.diagnose(facts, doctor.Host.current(), env_name, do_import)
@@ -45,13 +49,6 @@ def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_fa
     click.echo(doctor.format_json(report) if as_json else doctor.format_text(report, facts), nl=False)
     if report.failed:
         raise ChecksFailed(f"{len(report.failed)} doctor check(s) failed; the fixes are above")
-
-
-def _write(path: Path, data: bytes) -> None:
-    try:
-        path.write_bytes(data)
-    except OSError as exc:
-        raise TfenvError(f"cannot write {path}: {exc.strerror}") from None
 
 
 @click.command("explain")

@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from builder.commands import common
 from builder.commands.common import load_matrix
 from builder.errors import TfenvError
 
@@ -37,23 +38,25 @@ def _env_was_given(ctx, env) -> bool:
 @click.command("run", cls=_RunCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("env", required=False)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- CMD...]")
-@click.option("--os", "os_name", help="OS variant (default: the environment's first).")
-@click.option("--repo", help="Image repository (default: from the matrix).")
+@click.option("--os", "os_name", callback=common.nonempty, help="OS variant (default: the environment's first).")
+@click.option("--repo", callback=common.repository_option,
+              help="Image repository (default: TFENV_REPO, the config file, the matrix).")
 @click.option("--gpus", type=click.Choice(["auto", "all", "none"]), default="auto", show_default=True,
               help="auto: all GPUs when Docker has the NVIDIA runtime, otherwise none.")
 @click.option("-v", "--volume", "volumes", multiple=True, metavar="HOST:CONTAINER[:ro]", help="Extra bind mount.")
 @click.option("-e", "--env", "env_vars", multiple=True, metavar="KEY=VALUE", help="Environment variable.")
 @click.option("--no-mount", is_flag=True, help="Do not mount the current directory at the working directory.")
-@click.option("--name", help="Container name (default: tfenv-ENV-run-XXXXXX).")
+@click.option("--name", callback=common.nonempty, help="Container name (default: tfenv-ENV-run-XXXXXX).")
 @click.option("--jupyter", is_flag=True, help="Start JupyterLab from the image's Jupyter stage.")
 @click.option("--build", is_flag=True, help="With --jupyter: build the Jupyter stage when it is missing.")
 @click.option("--port", type=click.IntRange(1, 65535),
               help="With --jupyter: host port (default: the first free one from 8888).")
 @click.option("--bind", default="127.0.0.1", show_default=True, help="With --jupyter: host address to publish on.")
 @click.option("-d", "--detach", is_flag=True, help="With --jupyter: print the URL and return (see tfenv ps/stop).")
+@common.build_options
 @click.pass_context
 def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mount, name, jupyter, build, port,
-                bind, detach):
+                bind, detach, **build_kwargs):
     """Run CMD (default: a shell on a terminal) in ENV's image, with the current directory mounted.
 
     In a folder with tfenv.yaml and no ENV: in the project's image.
@@ -86,6 +89,10 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
         from builder import jupyter as jupyter_server
 
         bind = jupyter_server.check_bind(bind)
+    if not build:
+        for key, value in build_kwargs.items():
+            if value not in (None, False):
+                raise TfenvError(f"--{key.replace('_', '-')} only applies with --jupyter --build")
     # Parse everything the user typed before touching Docker, so typos fail fast.
     mounts = [run.parse_volume(v) for v in volumes]
     environment = [run.parse_env(e) for e in env_vars]
@@ -101,7 +108,8 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
             raise TfenvError("tfenv.yaml has `jupyter: false`: set it to true and run `tfenv build`")
         os_name = project.os
     target = m.target(env, os_name)
-    repo = repo or m.image.repo
+    build_settings = common.make_build_options(build_kwargs, repo=repo, jupyter=True) if build else None
+    repo = common.default_repo(repo) or m.image.repo
     interactive = False
     if not jupyter:
         tty = _isatty(sys.stdin) and _isatty(sys.stdout)
@@ -125,8 +133,8 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
     if jupyter and build and not dockerhost.has_image(c, ref):
         from builder import images, progress
 
-        # --build takes the defaults; `tfenv build` has every option.
-        images.build(m, target, images.BuildOptions(repo=repo, jupyter=True), progress.display(False))
+        # --build takes the same options and defaults as `tfenv build`.
+        images.build(m, target, build_settings, progress.display(False))
     image = dockerhost.require_image(c, ref, hint)
     if not use_gpu and gpus == "auto":
         click.echo(f"tfenv: running without a GPU: {reason}", err=True)

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from builder.commands.common import checkout_or, env_names_argument, load_matrix
-from builder.errors import TfenvError
+from builder.commands import common
+from builder.commands.common import checkout_matrix, checkout_or, env_names_argument, load_matrix
+from builder.errors import ChecksFailed, TfenvError
 
 BAKE_FILE = "docker-bake.json"
 
@@ -21,6 +22,9 @@ def matrix_command(ctx, as_json, as_yaml, markdown):
     """Show the version matrix (a table, or --json/--yaml/--markdown)."""
     from builder import describe
 
+    chosen = [flag for flag, on in (("--json", as_json), ("--yaml", as_yaml), ("--markdown", markdown)) if on]
+    if len(chosen) > 1:
+        raise TfenvError(f"{' and '.join(chosen)} are exclusive: pick one output format")
     m = load_matrix(ctx)
     if markdown:
         click.echo(describe.markdown_table(m), nl=False)
@@ -32,8 +36,9 @@ def matrix_command(ctx, as_json, as_yaml, markdown):
 
 @click.command("show")
 @click.argument("env")
-@click.option("--os", "os_name", help="Only this OS variant.")
-@click.option("--repo", help="Image repository for the tags (default: from the matrix).")
+@click.option("--os", "os_name", callback=common.nonempty, help="Only this OS variant.")
+@click.option("--repo", callback=common.repository_option,
+              help="Image repository for the tags (default: TFENV_REPO, the config file, the matrix).")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_context
 def show_command(ctx, env, os_name, repo, as_json):
@@ -41,7 +46,7 @@ def show_command(ctx, env, os_name, repo, as_json):
     from builder import describe
 
     m = load_matrix(ctx)
-    info = describe.env_dict(m, m.env(env), repo or m.image.repo, os_name)
+    info = describe.env_dict(m, m.env(env), common.default_repo(repo) or m.image.repo, os_name)
     if as_json:
         click.echo(describe.dump(info, "json"), nl=False)
     else:
@@ -50,8 +55,8 @@ def show_command(ctx, env, os_name, repo, as_json):
 
 @click.command("render")
 @env_names_argument
-@click.option("--all", "all_", is_flag=True, help="Every environment (the default when none is named).")
-@click.option("--os", "os_name", help="Only this OS variant.")
+@click.option("--all", "all_", is_flag=True, help="Every environment (the default when none is named; not with names).")
+@click.option("--os", "os_name", callback=common.nonempty, help="Only this OS variant.")
 @click.option("--out", type=click.Path(file_okay=False), help="Write under this folder instead of the checkout.")
 @click.option("--check", is_flag=True, help="Fail when the committed renders differ from matrix.yaml.")
 @click.pass_context
@@ -59,14 +64,16 @@ def render_command(ctx, envs, all_, os_name, out, check):
     """Render the Dockerfiles, WSL and Windows scripts from matrix.yaml (--check: fail on drift)."""
     from builder import generated, render, windows, wsl
 
-    m = load_matrix(ctx)
+    if all_ and envs:
+        raise TfenvError(f"--all renders every environment: drop --all or the names ({' '.join(envs)})")
+    root = checkout_or(out, "--out DIR for the rendered dockerfiles/, wsl/ and windows/")
+    m = checkout_matrix(ctx, None if out else root)  # the checkout's matrix.yaml, whatever the install
     targets = m.select(envs, [os_name] if os_name else ())
     rendered = render.render_all(m, targets)
     # The WSL and Windows scripts (wsl/ENV/, windows/ENV/) are per environment, not per OS variant: --os
     # leaves them out.
     if not os_name:
         rendered += wsl.render_all(m, list(envs) or None) + windows.render_all(m, list(envs) or None)
-    root = checkout_or(out, "--out DIR for the rendered dockerfiles/, wsl/ and windows/")
     if not check:
         for path in generated.write(rendered, root):
             click.echo(str(path))
@@ -76,7 +83,7 @@ def render_command(ctx, envs, all_, os_name, out, check):
     for problem in problems:
         click.echo(f"drift: {problem}", err=True)
     if problems:
-        raise TfenvError(f"{len(problems)} rendered file(s) differ from matrix.yaml: run `tfenv render`")
+        raise ChecksFailed(f"{len(problems)} rendered file(s) differ from matrix.yaml: run `tfenv render`")
     click.echo(f"{len(rendered)} rendered files match matrix.yaml")
 
 
@@ -92,15 +99,20 @@ def lock_command(ctx, envs, jupyter):
     from builder import lock, paths, windows
     from builder.project import config
 
-    m = load_matrix(ctx)
     if not envs and config.find() is not None:
         from builder.project import actions
 
+        m = load_matrix(ctx)
         project_lock, _ = actions.lock(m, actions.load(m), refresh=True)
         click.echo(f"{project_lock.path}: {len(project_lock.pins)} packages on top of the environment")
         return
+    checkout = paths.checkout_root()
+    if checkout is None:  # never rewrite an installed package's own files (site-packages)
+        raise TfenvError("`tfenv lock` writes a checkout's locks/ (or, in a folder with tfenv.yaml, its "
+                         "tfenv.lock): run it inside a tfenv checkout or a project")
+    m = checkout_matrix(ctx, checkout)  # that checkout's matrix.yaml, whatever the install
     wanted = {t.env.name for t in m.select(envs)}
-    root = (paths.checkout_root() or paths.data_root()) / "locks"
+    root = checkout / "locks"
     for target in lock.lock_targets(m):
         if target.env.name not in wanted:
             continue
@@ -113,33 +125,33 @@ def lock_command(ctx, envs, jupyter):
 
 @click.command("bake")
 @env_names_argument
-@click.option("--os", "os_names", multiple=True, metavar="OS", help="Only this OS variant (repeatable).")
-@click.option("--repo", help="Default of the bake variable REPO (default: from the matrix).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("--os", "os_names", multiple=True, metavar="OS", callback=common.nonempty,
+              help="Only this OS variant (repeatable).")
+@click.option("--repo", callback=common.repository_option,
+              help="Default of the bake variable REPO (default: the matrix's; not TFENV_REPO: the file is committed).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), callback=common.nonempty,
               help=f"Write here ('-': standard output, the default). The checkout commits {BAKE_FILE}.")
 @click.option("--check", is_flag=True, help=f"Fail when the committed {BAKE_FILE} (or -o FILE) differs.")
 @click.pass_context
 def bake_command(ctx, envs, os_names, repo, output, check):
     """A buildx bake file: one target per environment, OS variant and stage, grouped by CUDA."""
-    from builder import ci, generated
+    from builder import ci, files, generated
 
-    m = load_matrix(ctx)
+    root = checkout_or(None, f"-o FILE to name the {BAKE_FILE} to check") if check and output in (None, "-") else None
+    m = checkout_matrix(ctx, root)  # --check in a checkout: its own matrix.yaml, whatever the install
     text = ci.dump(ci.bake_file(m, m.select(envs, os_names), repo))
     if output in (None, "-") and not check:
         click.echo(text, nl=False)
         return
-    path = checkout_or(None, f"-o FILE to name the {BAKE_FILE} to check") / BAKE_FILE \
-        if output in (None, "-") else Path(output)
-    item = generated.Generated(path.name, text)
+    path = root / BAKE_FILE if root else Path(output)
     if not check:
-        generated.write([item], path.parent)
+        files.write_text(path, text, what="bake file")  # atomic; the folder must exist
         click.echo(output, err=True)
         return
-    problems = generated.check([item], path.parent)
-    if any(p.endswith(": missing") for p in problems):
-        raise TfenvError(f"{path}: cannot read: No such file or directory")
+    files.read_bytes(path, "bake file")  # one line for a missing, special or huge file
+    problems = generated.check([generated.Generated(path.name, text)], path.parent)
     if problems:
-        raise TfenvError(f"{path} differs from matrix.yaml: run `tfenv bake -o {path.name}`")
+        raise ChecksFailed(f"{path} differs from matrix.yaml: run `tfenv bake -o {path.name}`")
     click.echo(f"{path.name} matches matrix.yaml")
 
 
@@ -150,8 +162,10 @@ def ci_command():
 
 @ci_command.command("matrix")
 @env_names_argument
-@click.option("--os", "os_names", multiple=True, metavar="OS", help="Only this OS variant (repeatable).")
-@click.option("--repo", help="Image repository for the tags (default: from the matrix).")
+@click.option("--os", "os_names", multiple=True, metavar="OS", callback=common.nonempty,
+              help="Only this OS variant (repeatable).")
+@click.option("--repo", callback=common.repository_option,
+              help="Image repository for the tags (default: the matrix's).")
 @click.option("--json", "as_json", is_flag=True,
               help="One line of JSON: the `include` list, for fromJSON() in a workflow.")
 @click.pass_context
@@ -169,3 +183,28 @@ def ci_matrix_command(ctx, envs, os_names, repo, as_json):
         return
     for e in entries:
         click.echo(f"{e['env']:<14} {e['os']:<12} gpu={'yes' if e['gpu'] else 'no':<4} {' '.join(e['tags'])}")
+
+
+@click.command("config")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def config_command(as_json):
+    """Show the defaults every command uses for ca_cert, pip_index_url, apt_mirror, base_image and repo.
+
+    \b
+    Highest first: the command-line option, TFENV_<NAME> (and PIP_INDEX_URL), the config file, the matrix.
+    """
+    from builder import config
+
+    path = config.config_path()
+    settings = config.effective()
+    if as_json:
+        import json
+
+        data = {"file": str(path), "settings": {k: {"value": v.value, "source": v.source} for k, v in settings.items()}}
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(f"config file: {path}{'' if path.exists() else ' (none)'}")
+    width = max(len(k) for k in settings)
+    for key, setting in settings.items():
+        value = setting.value if setting.value is not None else "-"
+        click.echo(f"{key:<{width}}  {value}  ({setting.source}; {config.ENV_VARS[key]})")

@@ -6,10 +6,12 @@ from pathlib import Path
 
 import click
 
+from builder.commands import common
+
 
 @click.command("init")
 @click.argument("env")
-@click.option("--os", "os_name", help="OS variant (default: the environment's first one).")
+@click.option("--os", "os_name", callback=common.nonempty, help="OS variant (default: the environment's first one).")
 @click.option("--jupyter", is_flag=True, help="Build on the environment's Jupyter stage.")
 @click.option("--force", is_flag=True, help="Replace an existing tfenv.yaml.")
 @click.pass_context
@@ -24,7 +26,9 @@ def init_command(ctx, env, os_name, jupyter, force):
 
 @click.command("devcontainer")
 @click.option("--gpus", is_flag=True, help="Add `--gpus all` to runArgs (the container then needs a GPU host).")
-@click.option("--repo", help="Environment image repository, e.g. one Codespaces can pull (default: the matrix's).")
+@click.option("--repo", callback=common.repository_option,
+              help="Environment image repository, e.g. one Codespaces can pull (default: TFENV_REPO, the config "
+                   "file, the matrix's).")
 @click.pass_context
 def devcontainer_command(ctx, gpus, repo):
     """Write .devcontainer/ so VS Code Dev Containers and Codespaces open this project in its image."""
@@ -36,5 +40,6 @@ def devcontainer_command(ctx, gpus, repo):
     project_lock, resolved = actions.lock(m, project)
     if resolved:
         click.echo(f"wrote {project_lock.path.name}")
-    for path in devcontainer.write(project.root, image.describe(project, m, project_lock, repo), m, gpus):
+    described = image.describe(project, m, project_lock, common.default_repo(repo))
+    for path in devcontainer.write(project.root, described, m, gpus):
         click.echo(f"wrote {path.relative_to(project.root)}")

@@ -23,6 +23,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         from builder.doctor.facts import load_facts
 
+        if args.env is not None and not args.env.strip():
+            raise DoctorError("--env '': name an environment, or leave --env out")
         facts = load_facts(args.facts, beside)
         if args.explain:
             return explain(args.explain, facts, args.json, args.platform)
@@ -30,6 +32,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except DoctorError as exc:
         print(f"doctor: error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # a bug: one line and 70 (as tfenv), not a traceback a user must read
+        print(f"doctor: internal error: {type(exc).__name__}: {exc} (please report it)", file=sys.stderr)
+        return 70
     _write(format_json(report) if args.json else format_text(report, facts))
     return 1 if report.failed else 0
 
