@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from builder.base import TAGS
 from builder.commands import common
 from builder.commands.common import load_matrix
 from builder.errors import ChecksFailed, TfenvError
@@ -52,7 +53,7 @@ def build_command(ctx, env, os_name, repo, build_env, jupyter, push, plain, **bu
 @click.command("base")
 @click.argument("os_name", metavar="OS", type=click.Choice(["debian11"]))
 @click.option("--tag", callback=common.reference_option,
-              help="Image name (default: the one the build looks for, tfenv/debian:bullseye).")
+              help=f"Image name (default: the one the build looks for, {TAGS['debian11']}).")
 @click.option("--mirror", metavar="URL",
               help="Debian mirror for debootstrap, e.g. http://mirror.example.org/debian (TFENV_APT_MIRROR).")
 @click.option("--plain", is_flag=True, help="Plain log lines instead of the live display.")

@@ -17,7 +17,7 @@ def pytest_addoption(parser):
                      help="JSON file with the matrix values the image must match (written by tfenv test)")
 
 
-def _load(config) -> dict:
+def load_expectations(config) -> dict:
     cached = getattr(config, "_tfenv_expect", None)
     if cached is None:
         path = config.getoption("--tfenv-expect")
@@ -31,7 +31,7 @@ def _load(config) -> dict:
 
 def pytest_generate_tests(metafunc):
     """One check per soname and per shim, so the report names the library that failed."""
-    expect = _load(metafunc.config)
+    expect = load_expectations(metafunc.config)
     if "soname" in metafunc.fixturenames:
         metafunc.parametrize("soname", expect["sonames"])
     if "shim" in metafunc.fixturenames:
@@ -41,7 +41,7 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(scope="session")
 def expect(pytestconfig) -> dict:
-    return _load(pytestconfig)
+    return load_expectations(pytestconfig)
 
 
 @pytest.fixture(scope="session")

@@ -14,9 +14,9 @@ from builder.suites._support import check, run_probe
 
 def pytest_generate_tests(metafunc):
     if "requirement" in metafunc.fixturenames:
-        from builder.suites.conftest import _load
+        from builder.suites.conftest import load_expectations
 
-        project = _load(metafunc.config).get("project") or {}
+        project = load_expectations(metafunc.config).get("project") or {}
         names = project.get("requirements") or [None]
         metafunc.parametrize("requirement", names, ids=[n or "none" for n in names])
 
