@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from builder import files
 from builder.errors import TfenvError
 from builder.matrix import Matrix, Target, UnknownEnvError
 
@@ -167,6 +168,6 @@ def write_init(m: Matrix, env_name: str, os_name: str | None, jupyter: bool, fol
     if path.exists() and not force:
         raise ProjectError(f"{path} exists: edit it, or pass --force to replace it")
     text = render_init(m, env_name, os_name, jupyter, folder)
-    path.write_text(text, encoding="utf-8")
+    files.write_text(path, text, what="project file")
     load(path, m)  # what init writes must load
     return path

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from builder import files
 from builder.matrix import Matrix
 from builder.project.image import ProjectImage, dockerfile
 
@@ -45,11 +46,6 @@ def config(image: ProjectImage, m: Matrix, gpus: bool = False) -> dict:
 
 def write(root: Path, image: ProjectImage, m: Matrix, gpus: bool = False) -> list[Path]:
     folder = root / FOLDER
-    folder.mkdir(exist_ok=True)
-    written = []
-    for name, text in (("devcontainer.json", json.dumps(config(image, m, gpus), indent=2) + "\n"),
-                       ("Dockerfile", dockerfile(image, m))):
-        path = folder / name
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-    return written
+    files.make_folder(folder, "devcontainer folder")
+    return files.write_all([(folder / "devcontainer.json", json.dumps(config(image, m, gpus), indent=2) + "\n", None),
+                            (folder / "Dockerfile", dockerfile(image, m), None)], what="devcontainer file")

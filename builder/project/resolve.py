@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from builder import files
 from builder import lock as env_lock
 from builder.errors import TfenvError
 from builder.matrix import Matrix, Target
@@ -182,7 +183,7 @@ def ensure_lock(project: Project, m: Matrix, index_url: str | None = None, ca_ce
             return existing, False
     pins = resolve(project, target, index_url, ca_cert)
     text = lock_text(project, target, inputs_digest(project, target), pins)
-    project.lock_path.write_text(text, encoding="utf-8")
+    files.write_text(project.lock_path, text, what="lock")
     return read_lock(project.lock_path), True
 
 
