@@ -65,30 +65,39 @@ def normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def env_requirements(env) -> list[str]:
+    """TensorFlow and the environment's own pins: what every lock of it (Linux, Windows) starts from."""
+    return [f"tensorflow=={env.tensorflow}"] + [f"{n}=={v}" for n, v in sorted(env.pins.items())]
+
+
 def requirements_for(target: Target, matrix: Matrix, jupyter: bool = False) -> list[str]:
     """The top-level requirements a lock is resolved from."""
-    env = target.env
-    reqs = [f"tensorflow=={env.tensorflow}"] + [f"{n}=={v}" for n, v in sorted(env.pins.items())]
-    if jupyter:
-        reqs += list(matrix.jupyter_packages)
-    return reqs
+    return env_requirements(target.env) + (list(matrix.jupyter_packages) if jupyter else [])
+
+
+def check_writable(out: Path) -> None:
+    """Locks are written into a checkout, never into an installed copy of tfenv."""
+    if files.inside_installed_package(out):
+        raise LockError(f"{out}: inside an installed package; run `tfenv lock` in a tfenv checkout")
+
+
+def write(out: Path, title: str, lock_date: str, pins: list[str]) -> Path:
+    """A lock file: a header saying what it is and when it was resolved, then the pins; atomic."""
+    header = f"# {title},\n# resolved from matrix.yaml as of {lock_date} by `tfenv lock`. Do not edit.\n"
+    files.make_folder(out.parent, "locks folder")
+    files.write_text(out, header + "\n".join(pins) + "\n", what="lock")  # atomic: never half a lock
+    return out
 
 
 def resolve(target: Target, matrix: Matrix, jupyter: bool = False, root: Path | None = None) -> Path:
     """Resolve one lock with uv and write it; the jupyter lock is constrained by the base lock."""
     out = lock_path(target, jupyter, root)
-    if files.inside_installed_package(out):
-        raise LockError(f"{out}: inside an installed package; run `tfenv lock` in a tfenv checkout")
+    check_writable(out)
     constraint = lock_path(target, False, root) if jupyter else None
     pins = compile_pins(requirements_for(target, matrix, jupyter), target.python, LINUX_PLATFORM,
                         target.env.lock_date, out.name, constraint)
-    header = (
-        f"# tfenv lock for {target.env.name} on Python {target.python}{' with Jupyter' if jupyter else ''},\n"
-        f"# resolved from matrix.yaml as of {target.env.lock_date} by `tfenv lock`. Do not edit.\n"
-    )
-    files.make_folder(out.parent, "locks folder")
-    files.write_text(out, header + "\n".join(pins) + "\n", what="lock")  # atomic: never half a lock
-    return out
+    title = f"tfenv lock for {target.env.name} on Python {target.python}{' with Jupyter' if jupyter else ''}"
+    return write(out, title, target.env.lock_date, pins)
 
 
 LINUX_PLATFORM = "x86_64-manylinux_2_17"

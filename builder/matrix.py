@@ -131,6 +131,15 @@ class Env:
         """'2.9' for TF 2.9.3."""
         return ".".join(self.tensorflow.split(".")[:2])
 
+    @property
+    def built_cuda(self) -> str:
+        """The CUDA TF was built against: the stack's, unless a shim stands in for TF's cudart soname
+        (tf22 runs CUDA 10.2 but TF 2.2 was built against 10.1, the version its cudart soname names)."""
+        for soname in self.sonames:
+            if soname.startswith("libcudart.so.") and any(s.link == soname for s in self.shims):
+                return soname.split(".so.", 1)[1]
+        return self.cuda.version
+
     def supports_python(self, python: str) -> bool:
         return version_key(self.python_min) <= version_key(python) <= version_key(self.python_max)
 

@@ -32,6 +32,11 @@ def jinja_env(kind: str):
     )
 
 
+def powershell_version(version: str) -> str:
+    """A driver version as PowerShell's [version] parses it: it needs major.minor ("495" -> "495.0")."""
+    return version if "." in version else version + ".0"
+
+
 def dockerfile_dir(target: Target) -> str:
     """The build context of a target in the checkout: dockerfiles/ENV/OS."""
     return f"dockerfiles/{target.env.name}/{target.os.name}"

@@ -59,16 +59,6 @@ def build_hint(target: Target, repo: str | None = None, default_repo: str | None
     return f"tfenv build {target.env.name} --os {target.os.name}{repo_arg}"
 
 
-def built_cuda(target: Target) -> str:
-    """The CUDA TF was built against: the matrix's, unless a shim stands in for TF's cudart soname
-    (tf22 runs CUDA 10.2 but TF 2.2 was built against 10.1, the version its cudart soname names)."""
-    env = target.env
-    for soname in env.sonames:
-        if soname.startswith("libcudart.so.") and any(s.link == soname for s in env.shims):
-            return soname.split(".so.", 1)[1]
-    return env.cuda.version
-
-
 def expectations(m: Matrix, target: Target, image: str, image_labels: dict, gpu: tuple[bool, str],
                  hint: str) -> dict:
     """The JSON the suites read (builder/suites/conftest.py): matrix facts, labels, GPU mode."""
@@ -84,7 +74,7 @@ def expectations(m: Matrix, target: Target, image: str, image_labels: dict, gpu:
         "python_cmd": "python",  # the image's venv is first on PATH
         "tensorflow": env.tensorflow,
         "cuda": env.cuda.version,
-        "cuda_built": built_cuda(target),
+        "cuda_built": env.built_cuda,
         "cudnn_built": env.cudnn,
         "cudnn_installed": target.cudnn_version,
         "sonames": list(env.sonames),

@@ -2,7 +2,7 @@
 
 TF 2.5-2.10 take their CUDA DLLs from NVIDIA's win_amd64 wheels alone; TF 2.2-2.4 from NVIDIA's installer
 and the cuDNN zip (guided). Both routes put the DLLs in folders the venv owns and a .pth hook puts those
-folders on PATH at interpreter start (FACTS section 7). The renders are committed under windows/ENV/.
+folders on PATH at interpreter start (docs/sources.md §7). The renders are committed under windows/ENV/.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 from builder import lock, paths
 from builder.errors import TfenvError
 from builder.generated import Generated
-from builder.matrix import Env, Matrix, Target
-from builder.render import PIP_VERSION, jinja_env, wheel_lib_dirs
+from builder.matrix import Env, Matrix
+from builder.render import PIP_VERSION, jinja_env, powershell_version, wheel_lib_dirs
 
 SCRIPT_NAME = "setup.ps1"
 HOOK_NAME = "tfenv-cuda-path.pth"
@@ -64,17 +64,9 @@ def resolve_lock(matrix: Matrix, env: Env, root: Path | None = None) -> Path:
     dependencies differ from Linux's) and write locks/ENV-win-pyX.Y.txt."""
     python = python_for(matrix, env)
     out = lock_path(matrix, env, root)
-    reqs = [f"tensorflow=={env.tensorflow}"] + [f"{n}=={v}" for n, v in sorted(env.pins.items())]
-    pins = lock.compile_pins(reqs, python, lock.WINDOWS_PLATFORM, env.lock_date, out.name)
-    header = (f"# tfenv Windows lock for {env.name} on Python {python} (win_amd64),\n"
-              f"# resolved from matrix.yaml as of {env.lock_date} by `tfenv lock`. Do not edit.\n")
-    from builder import files
-
-    if files.inside_installed_package(out):
-        raise lock.LockError(f"{out}: inside an installed package; run `tfenv lock` in a tfenv checkout")
-    files.make_folder(out.parent, "locks folder")
-    files.write_text(out, header + "\n".join(pins) + "\n", what="lock")  # atomic: never half a lock
-    return out
+    lock.check_writable(out)
+    pins = lock.compile_pins(lock.env_requirements(env), python, lock.WINDOWS_PLATFORM, env.lock_date, out.name)
+    return lock.write(out, f"tfenv Windows lock for {env.name} on Python {python} (win_amd64)", env.lock_date, pins)
 
 
 def wheel_dll_dirs(env: Env) -> list[str]:
@@ -126,14 +118,7 @@ _COPY_WHEEL = {"cupti64_2022.3.0.dll": "nvidia/cuda_cupti/bin"}
 
 def driver_min(env: Env) -> str:
     """The Windows driver TF's CUDA build needs (also the floor for PTX JIT on newer GPUs)."""
-    found = env.cuda.driver_min["windows"]
-    return found if "." in found else found + ".0"
-
-
-def built_cuda(env: Env) -> str:
-    from builder.verify import built_cuda as _built
-
-    return _built(Target(env, None))
+    return powershell_version(env.cuda.driver_min["windows"])
 
 
 def context(matrix: Matrix, env: Env, locks_root: Path | None = None) -> dict:
@@ -166,7 +151,7 @@ def context(matrix: Matrix, env: Env, locks_root: Path | None = None) -> dict:
         "copies": [dict(c, dir=c["dir"].replace("/", "\\")) for c in copies(env)],
         "driver_min": driver_min(env),
         "compat_driver": env.cuda.driver_min.get("compat_windows", ""),
-        "built_cuda": built_cuda(env),
+        "built_cuda": env.built_cuda,
         "cudnn_major": env.cudnn.split(".")[0],
         "installer_url": installer.url if installer else "",
         "installer_file": installer.url.rsplit("/", 1)[1] if installer else "",

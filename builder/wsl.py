@@ -12,7 +12,7 @@ from builder import lock
 from builder.errors import TfenvError
 from builder.generated import Generated
 from builder.matrix import Env, Matrix, Target, unknown_name, version_key
-from builder.render import PIP_VERSION, jinja_env, wheel_lib_dirs
+from builder.render import PIP_VERSION, jinja_env, powershell_version, wheel_lib_dirs
 
 BASH_NAME = "install.sh"
 POWERSHELL_NAME = "setup.ps1"
@@ -58,7 +58,7 @@ def driver_min(matrix: Matrix, env: Env) -> str:
     """The Windows driver a WSL GPU needs for this environment: WSL's own minimum or CUDA's, the higher."""
     versions = [matrix.wsl.driver_min_windows, env.cuda.driver_min["windows"]]
     best = max(versions, key=version_key)
-    return best if "." in best else best + ".0"  # PowerShell's [version] needs major.minor
+    return powershell_version(best)
 
 
 def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Path | None = None) -> dict:

@@ -234,7 +234,7 @@ def test_tf_wheel_build_info_matches_the_checks(resolved, ssl_context, env):
     source = read_member(reader, entries["tensorflow/python/platform/build_info.py"]).decode("utf-8")
     values = build_info(source)
     cuda = values.get("cuda_version") or values.get("cuda_version_number")
-    assert cuda and cuda.replace("64_", "").replace(".", "") == windows.built_cuda(env).replace(".", ""), source
+    assert cuda and cuda.replace("64_", "").replace(".", "") == env.built_cuda.replace(".", ""), source
     cudnn = values.get("cudnn_version") or values.get("cudnn_version_number")
     assert cudnn and cudnn.replace("64_", "").split(".")[0] == env.cudnn.split(".")[0], source
     assert values.get("is_cuda_build") is True, source

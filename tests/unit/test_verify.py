@@ -43,8 +43,8 @@ def test_expectations_tf22_shim_and_built_cuda(m):
     assert (e["cuda"], e["cuda_built"]) == ("10.2", "10.1")
     assert e["shims"] == [{"link": "libcudart.so.10.1", "to": "libcudart.so.10.2"}]
     assert (e["os_family"], e["os_version"]) == ("ubuntu", "20.04")
-    assert verify.built_cuda(m.target("tf23", "ubuntu20.04")) == "10.1"
-    assert verify.built_cuda(m.target("tf24", "ubuntu18.04")) == "11.0"
+    assert m.target("tf23", "ubuntu20.04").env.built_cuda == "10.1"
+    assert m.target("tf24", "ubuntu18.04").env.built_cuda == "11.0"
 
 
 def test_build_hint_names_repo_only_when_not_default(m):
