@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 import zlib
@@ -93,10 +94,7 @@ class RangeReader:
                 data = f.read((self.size if not start else int(end) + 1) - first)
             self.fetched += len(data)
             return data
-        request = urllib.request.Request(self.url, headers={"Range": f"bytes={spec}"})
-        with urllib.request.urlopen(request, context=self.context, timeout=120) as response:
-            data = response.read()
-            status, content_range = response.status, response.headers.get("Content-Range")
+        data, status, content_range = self._get(spec)
         self.fetched += len(data)
         if status == 206:
             self.size = int(content_range.rsplit("/", 1)[1])
@@ -105,6 +103,21 @@ class RangeReader:
         assert status == 200 and len(data) < 1_000_000, f"{self.url.rsplit('/', 1)[-1]}: the index ignores Range"
         self.size = len(data)
         return data[-int(end):] if not start else data[int(start):int(end) + 1]
+
+    def _get(self, spec: str, tries: int = 4):
+        """One ranged GET; a network hiccup (a DNS lookup or connection that fails under the parallel
+        reads) is tried again, an HTTP error is not."""
+        request = urllib.request.Request(self.url, headers={"Range": f"bytes={spec}"})
+        for attempt in range(tries):
+            try:
+                with urllib.request.urlopen(request, context=self.context, timeout=120) as response:
+                    return response.read(), response.status, response.headers.get("Content-Range")
+            except urllib.error.HTTPError:
+                raise
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if attempt == tries - 1:
+                    raise
+                time.sleep(2 ** attempt)
 
 
 def central_directory(reader: RangeReader) -> dict[str, tuple[int, int, int]]:
