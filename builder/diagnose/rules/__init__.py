@@ -6,6 +6,19 @@ they explain the rest), and a finding drops the ones it supersedes (a container'
 """
 
 from builder.diagnose.rules import (
+    container_driver_too_old,
+    container_no_host_driver,
+    container_nvml_lost,
+    container_toolkit_missing,
+    cublas_init_failed,
+    cuinit_error,
+    docker_too_old,
+    gpu_too_old,
+    jetson_container,
+    numa_harmless,
+    wsl_gpu_unavailable,
+    wsl_lib_path,
+    wsl_libcuda_symlink,
     cpu_no_avx,
     cudnn_init_failed,
     cudnn_version_mismatch,
@@ -38,6 +51,9 @@ RULES = [
     numpy2, protobuf4, driver_too_old, driver_dso_mismatch, tf24_cusolver, missing_cuda_runtime, zlibwapi,
     missing_cudnn, libcuda_missing, no_gpu_visible, cudnn_version_mismatch, xla_libdevice, gpu_too_new,
     cudnn_init_failed, gpu_out_of_memory, dll_load_failed_other, no_gpu_harmless, optional_library,
+    container_toolkit_missing, docker_too_old, container_driver_too_old, container_no_host_driver,
+    container_nvml_lost, jetson_container, wsl_libcuda_symlink, wsl_gpu_unavailable, wsl_lib_path, numa_harmless,
+    cuinit_error, gpu_too_old, cublas_init_failed,
 ]
 IDS = [rule.ID for rule in RULES]
 
@@ -47,4 +63,20 @@ def run(log, ctx):
     findings = [f for f in (rule.check(log, ctx) for rule in RULES) if f is not None]
     findings.sort(key=lambda f: f.rank)
     dropped = {s for f in findings for s in f.supersedes}
-    return [f for f in findings if f.id not in dropped]
+    return fatal_first(log, [f for f in findings if f.id not in dropped])
+
+
+def fatal_first(log, findings):
+    """A log that ends the process (an `F` line, a failed CHECK, an abort, a segfault) is never summed up as
+    harmless: what explains the fatal line comes first, then the other problems, harmless notes last."""
+    fatal = {ev.line for ev in log.all("fatal")}
+    if not fatal:
+        return findings
+    last = max(fatal)
+
+    def order(f):
+        on_fatal = bool(fatal & set(f.evidence))
+        before = any(n <= last for n in f.evidence)
+        return (f.harmless, not on_fatal, not before, f.rank)
+
+    return sorted(findings, key=order)
