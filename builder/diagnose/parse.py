@@ -193,11 +193,14 @@ def _split_names(value):
 
 
 def _drop_dlerror_duplicates(log):
-    """`libX.so: cannot open shared object file` inside a load_fail line is the same failure, not a second one."""
-    fail_lines = {ev.line for ev in log.all("load_fail")}
-    fail_lines |= {ev.line + 1 for ev in log.all("load_fail")}  # a wrapped dlerror
+    """`libX.so: cannot open shared object file` inside a load_fail line is the same failure, not a second one;
+    a different library named there (libcudnn_cnn_infer.so.8 failing on libcuda.so) is a failure of its own."""
+    asked = {}
+    for ev in log.all("load_fail"):
+        for line in (ev.line, ev.line + 1):  # a wrapped dlerror
+            asked.setdefault(line, set()).update(n.lower() for n in _split_names(ev.groups[0]))
     for kind in ("so_missing", "dll_missing"):
-        kept = [ev for ev in log.all(kind) if ev.line not in fail_lines]
+        kept = [ev for ev in log.all(kind) if ev.groups[0].lower() not in asked.get(ev.line, ())]
         if kept:
             log.events[kind] = kept
         else:

@@ -58,12 +58,13 @@ PATTERNS = [
     ("no_driver_running", _p(r"kernel driver does not appear to be running on this host \(([^)\n]{0,100})\)"
                              r"(?::\s*([^\n]{0,200}))?")),
     ("dev_missing", _p(r"(/dev/nvidia\d*|/dev/dxg) does not exist", 'does not exist')),
-    ("diag_host", _p(r"retrieving CUDA diagnostic information for host: (\S{1,100})")),
+    ("diag_host", _p(r"(?:retrieving CUDA diagnostic information for host|cuda_diagnostics\.cc:\d{1,4}\] hostname): "
+                     r"(\S{1,100})", "retrieving CUDA diagnostic", "] hostname: ")),
     ("libcuda_version", _p(r"libcuda reported version is:\s*([^\n]{0,120})")),
     ("kernel_version", _p(r"kernel reported version is:\s*([^\n]{0,120})")),
     ("kernel_dso_mismatch", _p(r"kernel version ([\d.]{1,20}) does not match DSO version ([\d.]{1,20})")),
     ("nvrm", _p(r"NVRM version: NVIDIA UNIX \S+ Kernel Module\s+([\d.]{1,20})")),
-    ("nvml_mismatch", _p(r"Driver/library version mismatch")),
+    ("nvml_mismatch", _p(r"[Dd]river/library version mismatch", "river/library version mismatch")),
     ("nvrm_api_mismatch", _p(r"API mismatch: the client has the version ([\d.]{1,20}), but\s+(?:NVRM:\s+)?"
                              r"this kernel module has the version ([\d.]{1,20})", "API mismatch", span=True)),
     ("nvml_failed", _p(r"Failed to initialize NVML:\s*([^\n]{0,200})")),
@@ -100,7 +101,7 @@ PATTERNS = [
     ("ci", _p(r"(/opt/hostedtoolcache|##\[error\]|/home/runner/work/|/home/travis/)", *_CI)),
     ("gpus_available", _p(r"Num GPUs Available:?\s*(\d+)", 'GPUs Available')),
     # cuDNN
-    ("cudnn_mismatch", _p(r"Loaded runtime CuDNN library: ([\d.]{1,20})[^\n]{0,60}? but source was compiled with: "
+    ("cudnn_mismatch", _p(r"Loaded runtime CuDNN library: ([\d.]{1,20})[^\n]{0,60}? but source was compiled with:? "
                           r"([\d.]*\d)")),
     ("cudnn_status", _p(r"(CUDNN_STATUS_[A-Z_]{2,40})", 'CUDNN_STATUS_')),
     ("cudnn_handle", _p(r"Could not create cudnn handle")),
@@ -122,6 +123,13 @@ PATTERNS = [
                       "is not defined for option 'gpu-name'")),
     # Python packages
     ("numpy2", _p(r"compiled using NumPy 1\.x cannot be run in\s+NumPy 2", span=True)),
+    # numpy 2's own advice closing that message (numpy/_core/_multiarray_umath.py), when the paste starts there
+    ("numpy2", _p(r"(downgrade to 'numpy<2'|modules will need time to support NumPy 2)", "downgrade to 'numpy<2'",
+                  "support NumPy 2")),
+    # the other way round: a numpy older than the one TF was compiled against
+    ("numpy_old", _p(r"(No module named 'numpy\.core\._multiarray_umath'|module compiled against API version "
+                     r"(?:0x)?[0-9a-f]{1,4} but this version of numpy is (?:0x)?[0-9a-f]{1,4})",
+                     "numpy.core._multiarray_umath", "module compiled against API version")),
     ("numpy_abi", _p(r"(_ARRAY_API not found|numpy\.core\.multiarray failed to import|"
                      r"numpy\.dtype size changed|Unable to convert function return value to a Python type)",
                      '_ARRAY_API', 'numpy.core.multiarray', 'numpy.dtype size',
@@ -134,6 +142,9 @@ PATTERNS = [
     ("pip_no_version", _p(r"(?:Could not find a version that satisfies the requirement|"
                           r"No matching distribution found for) (tensorflow[\w-]{0,12}(?:[=<>~!]=?[\d.*]{1,12})?)",
                           'Could not find a version', 'No matching distribution')),
+    # tensorflow-gpu 2.11+ on an index: a placeholder sdist that refuses to build
+    ("tf_gpu_placeholder", _p(r"tensorflow[-_]gpu-(2\.(?:1[1-9]|[2-9]\d)[\w.]{0,10})\.tar\.gz", "tensorflow-gpu-",
+                              "tensorflow_gpu-")),
     ("not_supported_wheel", _p(r"(tensorflow[\w.-]{0,80}\.whl) is not a supported wheel", 'is not a supported wheel')),
     # the CPU
     ("illegal_instruction", _p(r"Illegal instruction")),
@@ -209,12 +220,19 @@ CONTAINER = [
     # a running container losing its devices: systemd's daemon-reload, the kubelet, open() refused on /dev/nvidia*
     ("daemon_reload", _p(r"systemctl daemon-reload")),
     ("k8s", _p(r"(kubectl|kubelet|cpu-manager-policy)", "kubectl", "kubelet", "cpu-manager-policy")),
-    ("dev_eperm", _p(r'open\("/dev/nvidia(?:ctl|\d{1,2}|-uvm)"[^\n]{0,60}EPERM', 'open("/dev/nvidia')),
+    ("dev_eperm", _p(r'open\("/dev/nvidia(?:ctl|\d{1,2}|-uvm)"[^\n]{0,200}EPERM', 'open("/dev/nvidia')),
     ("file_too_short", _p(r"(lib[\w+-]{1,60}\.so[\d.]{0,12}): file too short", "file too short")),
     # Jetson: the toolkit's csv mode (internal/info/auto.go), L4T images and Tegra kernels
-    ("jetson", _p(r"(l4t-[\w.-]{1,40}|nvidia-l4t-[\w-]{1,40}|\d\.\d{1,2}\.\d{1,3}-tegra|[Jj]et[Pp]ack|Jetson|"
+    ("jetson", _p(r"(/usr/lib/aarch64-linux-gnu/lib(?:cu|nv)\w{0,30}\.so|l4t-[\w.-]{1,40}|nvidia-l4t-[\w-]{1,40}|\d\.\d{1,2}\.\d{1,3}-tegra|[Jj]et[Pp]ack|Jetson|"
                   r"host-files-for-container\.d|mode as 'csv')",
-                  "l4t-", "-tegra", "etPack", "etpack", "Jetson", "host-files-for-container", "mode as 'csv'")),
+                  "aarch64-linux-gnu/lib", "l4t-", "-tegra", "etPack", "etpack", "Jetson", "host-files-for-container", "mode as 'csv'")),
+]
+
+# NVIDIA's NGC images check the driver at start (their entrypoint's driver check)
+NGC = [
+    ("ngc_driver", _p(r"This container was built for NVIDIA Driver Release ([\d.]{2,20}) or later, but\s{1,20}"
+                      r"(?:>\s{1,10})?version ([\d.]{2,20}) was detected", "This container was built for NVIDIA Driver",
+                      span=True)),
 ]
 
 # WSL2: glibc ldconfig's warning about the Windows driver's plain copies (elf/ldconfig.c "%s is not a symbolic
@@ -222,11 +240,21 @@ CONTAINER = [
 WSL = [
     ("wsl_not_symlink", _p(r"(/usr/lib/wsl/lib/lib\w{1,40}\.so[\d.]{0,12}) is not a symbolic link",
                            "is not a symbolic link")),
+    # the unversioned libcuda.so, which the Linux driver always installs but WSL's ldconfig skips (a copy, not a
+    # link): cuDNN 8's sub-libraries and bitsandbytes dlopen exactly that name
+    ("libcuda_unversioned", _p(r"(libcuda\.so: cannot open shared object file|libcuda\.so not found)",
+                               "libcuda.so: cannot open", "libcuda.so not found")),
+    # `ldconfig -p` listing a driver library outside /usr/lib/wsl/lib: a Linux driver package inside WSL
+    ("ldcache_driver_lib", _p(r"lib(?:cuda|nvidia-ml)\.so[\d.]{0,10} \(libc6[^)\n]{0,30}\) => "
+                              r"((?!/usr/lib/wsl)/[\w/.+-]{1,120})", "(libc6")),
     ("dxcore_missing", _p(r"(libdxcore\.so)[^\n]{0,80}(?:cannot open|not found|No such file)", "libdxcore")),
 ]
 
 # TF's stream executor: notes about the GPU it found (gpu_device.cc, cuda_gpu_executor.cc / cuda_executor.cc).
 DEVICE = [
+    # TF 2.14-2.16's pip builds register their CUDA plugins twice (xla stream_executor plugin_registry.cc)
+    ("factory_registered", _p(r"Unable to register (cuDNN|cuFFT|cuBLAS) factory: Attempting to register factory",
+                              "Unable to register")),
     ("gpu_ignored", _p(r"Ignoring (?:visible )?gpu device \((?:[^\n)]{0,160}compute capability: (\d{1,2}\.\d))?",
                        "gpu device (")),
     ("min_capability", _p(r"minimum required Cuda capability is (\d{1,2}\.\d)")),
@@ -236,6 +264,8 @@ DEVICE = [
 
 # The driver's kernel side and its tools, as the shell and modprobe print them.
 DRIVER = [
+    # PyTorch's wording of cuInit's CUDA_ERROR_UNKNOWN (c10/cuda)
+    ("cuda_unknown", _p(r"CUDA unknown error")),
     ("smi_not_found", _p(r"(nvidia-smi: command not found|command not found: nvidia-smi)", "nvidia-smi")),
     ("modprobe_error", _p(r"modprobe: (?:ERROR|FATAL): [^\n]{0,60}nvidia[^\n]{0,80}", "modprobe: ")),
 ]
@@ -250,5 +280,5 @@ FATAL = [
                  "Segmentation fault", "Fatal Python error")),
 ]
 
-PATTERNS += CONTAINER + WSL + DEVICE + DRIVER + FATAL
+PATTERNS += CONTAINER + NGC + WSL + DEVICE + DRIVER + FATAL
 KINDS = sorted({kind for kind, _ in PATTERNS})

@@ -143,6 +143,16 @@ CASES += [
     ("cc30-ignored", "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1283] Ignoring visible gpu device (device: 0, "
      "name: Quadro K2000M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The "
      "minimum required Cuda capability is 3.5.", "gpu-too-old", "TF_CUDA_COMPUTE_CAPABILITIES=3.0"),
+    ("ngc-driver-check", "ERROR: This container was built for NVIDIA Driver Release 455.23 or later, but\n"
+     "       version 450.66 was detected and compatibility mode is UNAVAILABLE.", "driver-too-old", "455.23"),
+    ("factory-twice", "E0000 00:00:1744015772.625537 3982776 cuda_dnn.cc:8579] Unable to register cuDNN factory: "
+     "Attempting to register factory for plugin cuDNN when one has already been registered", "cuda-factory-harmless",
+     "TF_CPP_MIN_LOG_LEVEL"),
+    ("numpy-old", ">>> import tensorflow as tf\nRuntimeError: module compiled against API version 0xe but this "
+     "version of numpy is 0xd\nImportError: numpy.core.multiarray failed to import", "numpy-too-old", "numpy>=1.16"),
+    ("tf1-cudnn-newer", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:396] Loaded runtime CuDNN library: 7102 "
+     "(compatibility version 7100) but source was compiled with 7005 (compatibility version 7000).",
+     "cudnn-version-mismatch", "cuDNN 7.0"),
 ]
 
 # Lines that look close to a problem but are none: nothing may be recognised.

@@ -11,11 +11,13 @@ from builder.diagnose.rules import (
     container_nvml_lost,
     container_toolkit_missing,
     cublas_init_failed,
+    cuda_factory_harmless,
     cuinit_error,
     docker_too_old,
     gpu_too_old,
     jetson_container,
     numa_harmless,
+    numpy_too_old,
     wsl_gpu_unavailable,
     wsl_lib_path,
     wsl_libcuda_symlink,
@@ -53,7 +55,7 @@ RULES = [
     cudnn_init_failed, gpu_out_of_memory, dll_load_failed_other, no_gpu_harmless, optional_library,
     container_toolkit_missing, docker_too_old, container_driver_too_old, container_no_host_driver,
     container_nvml_lost, jetson_container, wsl_libcuda_symlink, wsl_gpu_unavailable, wsl_lib_path, numa_harmless,
-    cuinit_error, gpu_too_old, cublas_init_failed,
+    cuinit_error, gpu_too_old, cublas_init_failed, cuda_factory_harmless, numpy_too_old,
 ]
 IDS = [rule.ID for rule in RULES]
 

@@ -10,7 +10,8 @@ ID = "container-no-host-driver"
 
 
 def check(log, ctx):
-    evidence = [ev for ev in log.all("nvc_error") if ev.groups[0] in ("initialization", "detection")][:1]
+    evidence = [ev for ev in log.all("nvc_error") if ev.groups[0] in ("initialization", "detection")
+                and "version mismatch" not in (ev.groups[1] or "")][:1]  # a mismatch: driver-dso-mismatch
     if not evidence:
         return None
     detail = evidence[0].groups[1] or ""
@@ -23,7 +24,11 @@ def check(log, ctx):
     else:
         cause = t("The NVIDIA container toolkit found the driver's libraries but not a working kernel driver "
                   "({detail}).", detail=detail)
-    if ctx.wsl or ctx.windows:
+    if "rpc error" in detail:
+        fix = t("turn on persistence mode so the driver stays initialised between uses: run the nvidia-persistenced "
+                "service (NVIDIA's recommendation) or `sudo nvidia-smi -pm 1`; if `nvidia-smi` on the host hangs "
+                "too, reboot")
+    elif ctx.wsl or ctx.windows:
         fix = t("in WSL 2 the driver is the Windows one: update the NVIDIA Windows driver and Docker Desktop (or "
                 "the toolkit inside WSL), check that `nvidia-smi` works inside WSL, then run `wsl --shutdown` and "
                 "start again; never install a Linux NVIDIA driver inside WSL")

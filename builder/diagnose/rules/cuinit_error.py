@@ -31,7 +31,7 @@ _CODES = {"999": "CUDA_ERROR_UNKNOWN", "46": "CUDA_ERROR_DEVICES_UNAVAILABLE", "
 
 def check(log, ctx):
     failed = [ev for ev in log.all("cuinit") if not any(c in ev.groups[0] for c in COVERED)]
-    others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES]
+    others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES] + log.all("cuda_unknown")[:1]
     evidence = failed[:1] or others[:1]
     if not evidence:
         return None

@@ -14,4 +14,4 @@ def check(log, ctx):
     cause = t("TF asks the kernel which NUMA node the GPU sits on; this kernel (WSL 2's, most desktops') reports "
               "none, and TF uses node 0. The GPU works.")
     fix = t("nothing to fix: the NUMA note is harmless; TF_CPP_MIN_LOG_LEVEL=1 hides TF's informational lines")
-    return Finding(ID, t("NUMA node notes (harmless)"), lines(evidence), cause, fix, "", harmless=True, rank=97)
+    return Finding(ID, t("NUMA node notes (harmless)"), lines(evidence), cause, fix, "", harmless=True, rank=94)

@@ -11,8 +11,7 @@ def check(log, ctx):
     if ctx.platform.value != "wsl2" or log.has("linux_driver_pkg"):
         return None
     dxg = [ev for ev in log.all("dev_missing") if ev.groups[0] == "/dev/dxg"]
-    no_device = [ev for ev in log.all("cuinit") if "NO_DEVICE" in ev.groups[0] or "(100)" in ev.groups[0]]
-    evidence = dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + no_device[:1]
+    evidence = dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1]
     if not evidence:
         return None
     wsl = (ctx.facts or {}).get("wsl") or {}

@@ -4,7 +4,7 @@ from builder.diagnose.finding import Finding
 from builder.diagnose.rules._common import tfenv_way
 
 ID = "wsl-linux-driver"
-SIGNS = ("linux_driver_pkg", "smi_no_driver", "nvml_mismatch", "kernel_dso_mismatch", "nvml_failed",
+SIGNS = ("linux_driver_pkg", "ldcache_driver_lib", "smi_no_driver", "nvml_mismatch", "kernel_dso_mismatch", "nvml_failed",
          "no_driver_running", "system_driver_mismatch")
 
 
@@ -13,6 +13,8 @@ def check(log, ctx):
         return None
     # "GPU access blocked by the operating system" is WSL's own refusal (wsl-gpu-unavailable), not a Linux driver
     signs = [ev for kind in SIGNS for ev in log.all(kind) if "access blocked" not in log.line_text(ev.line)]
+    # no device although the WSL libcuda would see one: a Linux libcuda came first (the usual WSL2 case)
+    signs += [ev for kind in ("cuinit", "cuda_error") for ev in log.all(kind) if "NO_DEVICE" in ev.groups[0]][:1]
     evidence = sorted({ev.line for ev in signs})[:len(SIGNS)]
     if not evidence:
         return None
