@@ -79,7 +79,7 @@ class Log:
     def failed_libraries(self):
         """Libraries TF could not load, first failure first, each once: [(name, Event)]."""
         seen, out = set(), []
-        for kind in ("load_fail", "so_missing", "dll_missing"):
+        for kind in ("load_fail", "so_missing", "dll_missing", "file_too_short"):
             for ev in self.all(kind):
                 for name in _split_names(ev.groups[0]):
                     key = name.lower()
@@ -97,7 +97,7 @@ def parse(text):
     """Every known message in `text` (a str), as a Log."""
     text = normalise(text)
     log = Log(text)
-    index = _LineIndex(text)
+    index = _LineIndex(text, log._newlines)
     for kind, (pattern, needles, span) in PATTERNS:
         found = log.events.setdefault(kind, [])
         if len(found) >= MAX_PER_KIND:
@@ -117,23 +117,42 @@ def parse(text):
 
 
 class _LineIndex:
-    """(start, end) offsets of the lines that hold a literal, computed once per literal."""
+    """(start, end) offsets of the lines that hold a literal, computed once per literal.
 
-    def __init__(self, text):
-        self.text = text
+    Long logs repeat their lines (progress bars, the same warning per step): the literals are searched in the
+    text of the distinct lines only, and each hit stands for every line with that text. The patterns then run
+    on the original lines, so a match that wraps into the next line still sees the line that follows it."""
+
+    def __init__(self, text, newlines):
+        self.starts = [0] + [n + 1 for n in newlines]
+        self.ends = newlines + [len(text)]
+        first, self.occurrences = {}, []
+        for number, line in enumerate(text.split("\n")):
+            slot = first.get(line)
+            if slot is None:
+                slot = first[line] = len(self.occurrences)
+                self.occurrences.append([])
+            self.occurrences[slot].append(number)
+        self.distinct = "\n".join(first)  # a dict keeps insertion order: distinct lines, first seen first
+        self.distinct_starts, offset = [], 0
+        for line in first:
+            self.distinct_starts.append(offset)
+            offset += len(line) + 1
         self._cache = {}
 
     def _scan(self, literal):
         if literal not in self._cache:
-            text, lines = self.text, []
-            pos = text.find(literal)
-            while pos >= 0 and len(lines) < MAX_LINES_PER_NEEDLE:
-                start = text.rfind("\n", 0, pos) + 1
-                end = text.find("\n", pos)
-                end = len(text) if end < 0 else end
-                lines.append((start, end))
-                pos = text.find(literal, end)
-            self._cache[literal] = lines
+            distinct, numbers = self.distinct, []
+            pos = distinct.find(literal)
+            while pos >= 0:
+                slot = bisect.bisect_right(self.distinct_starts, pos) - 1
+                numbers.extend(self.occurrences[slot])
+                end = distinct.find("\n", pos)
+                if end < 0:
+                    break
+                pos = distinct.find(literal, end)
+            numbers.sort()
+            self._cache[literal] = [(self.starts[n], self.ends[n]) for n in numbers[:MAX_LINES_PER_NEEDLE]]
         return self._cache[literal]
 
     def lines(self, needles):
@@ -188,7 +207,10 @@ def _clean(value):
 
 
 def _split_names(value):
-    """"'msvcp140.dll', 'msvcp140_1.dll'" style lists in one message, as names."""
+    """"'msvcp140.dll', 'msvcp140_1.dll'" style lists in one message, as names (in any language's "or")."""
+    dlls = re.findall(r"[\w.-]+\.dll\b", value)
+    if len(dlls) > 1:
+        return dlls
     return [n.strip(" '\"") for n in re.split(r",| or ", value) if n.strip(" '\"")]
 
 

@@ -35,6 +35,8 @@ PATTERNS = [
                      r"(?:;\s*dlerror:\s*([^\n]{0,2000}))?", "Could not load dynamic", "Could not dlopen", span=True)),
     ("load_fail", _p(r"Could not find '([\w.-]{1,100}\.dll)'")),
     ("load_fail", _p(r"Could not find the DLL\(s\) '([^'\n]{1,200})'")),
+    # the same self_check message as a translated traceback prints it ("... DLL ( s) 'msvcp140.dll hoặc ...'")
+    ("load_fail", _p(r"DLL ?\( ?s\) '([^'\n]{1,200}\.dll)'", "DLL ( s) '", "DLL (s) '", "DLL( s) '")),
     ("load_fail", _p(r"Could not locate (\w{1,60}\.dll)")),
     ("load_fail", _p(r"Could not load library (\w{1,60}\.(?:dll|so[\d.]*))")),
     ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.? ")),
@@ -223,9 +225,11 @@ CONTAINER = [
     ("dev_eperm", _p(r'open\("/dev/nvidia(?:ctl|\d{1,2}|-uvm)"[^\n]{0,200}EPERM', 'open("/dev/nvidia')),
     ("file_too_short", _p(r"(lib[\w+-]{1,60}\.so[\d.]{0,12}): file too short", "file too short")),
     # Jetson: the toolkit's csv mode (internal/info/auto.go), L4T images and Tegra kernels
-    ("jetson", _p(r"(/usr/lib/aarch64-linux-gnu/lib(?:cu|nv)\w{0,30}\.so|l4t-[\w.-]{1,40}|nvidia-l4t-[\w-]{1,40}|\d\.\d{1,2}\.\d{1,3}-tegra|[Jj]et[Pp]ack|Jetson|"
+    ("jetson", _p(r"(/usr/lib/aarch64-linux-gnu/lib(?:cu|nv)\w{0,30}\.(?:so|a)\b|l4t-[\w.-]{1,40}|"
+                  r"nvidia-l4t-[\w-]{1,40}|\d\.\d{1,2}\.\d{1,3}-tegra|[Jj]et[Pp]ack|Jetson|"
                   r"host-files-for-container\.d|mode as 'csv')",
-                  "aarch64-linux-gnu/lib", "l4t-", "-tegra", "etPack", "etpack", "Jetson", "host-files-for-container", "mode as 'csv'")),
+                  "aarch64-linux-gnu/lib", "l4t-", "-tegra", "etPack", "etpack", "Jetson", "host-files-for-container",
+                  "mode as 'csv'")),
 ]
 
 # NVIDIA's NGC images check the driver at start (their entrypoint's driver check)
@@ -266,6 +270,11 @@ DEVICE = [
 DRIVER = [
     # PyTorch's wording of cuInit's CUDA_ERROR_UNKNOWN (c10/cuda)
     ("cuda_unknown", _p(r"CUDA unknown error")),
+    # CUDA_ERROR_SYSTEM_NOT_READY (802): NVSwitch systems whose fabric manager is not running
+    ("system_not_ready", _p(r"([Ss]ystem not yet initialized|CUDA_ERROR_SYSTEM_NOT_READY|nvidia-fabricmanager|"
+                            r"[Ff]abric [Mm]anager)", "ystem not yet initialized", "CUDA_ERROR_SYSTEM_NOT_READY",
+                            "fabricmanager", "abric manager", "abric Manager")),
+    ("cuda_device_count", _p(r"Unexpected error from cudaGetDeviceCount\(\)")),
     ("smi_not_found", _p(r"(nvidia-smi: command not found|command not found: nvidia-smi)", "nvidia-smi")),
     ("modprobe_error", _p(r"modprobe: (?:ERROR|FATAL): [^\n]{0,60}nvidia[^\n]{0,80}", "modprobe: ")),
 ]

@@ -59,7 +59,7 @@ def context_line(ctx):
 
 
 def format_text(diagnosis, width=100):
-    """Plain text: a context line, the fatal lines, then each finding with its evidence, cause, fix and the tfenv way."""
+    """Plain text: a context line, the fatal lines, then each finding: evidence, cause, fix, the tfenv way."""
     out = [t("Read {count} line(s): {context}.", count=diagnosis.log.line_count,
              context=context_line(diagnosis.context))]
     if diagnosis.fatal_lines:

@@ -57,9 +57,9 @@ CASES = [
     ("win-avx-dll-init", "ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed.",
      "cpu-no-avx", "AVX"),
     ("win-pywrap", "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module "
-     "could not be found.\n\nFailed to load the native TensorFlow runtime.", "dll-load-failed-other",
+     "could not be found.\n\nFailed to load the native TensorFlow runtime.", "msvc-runtime",
      "Visual C++ Redistributable"),
-    ("win-32bit", "ImportError: DLL load failed: %1 is not a valid Win32 application.", "dll-load-failed-other",
+    ("win-32bit", "ImportError: DLL load failed: %1 is not a valid Win32 application.", "python-unsupported",
      "64-bit Python"),
     ("store-python", "File \"C:\\Users\\me\\AppData\\Local\\Packages\\PythonSoftwareFoundation.Python.3.9_qbz5n2kfra8p0"
      "\\LocalCache\\local-packages\\Python39\\site-packages\\tensorflow\\python\\pywrap_tensorflow.py\", line 64\n"

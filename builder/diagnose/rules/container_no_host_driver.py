@@ -7,11 +7,13 @@ from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines
 
 ID = "container-no-host-driver"
+# a version mismatch is driver-dso-mismatch; WSL's own refusals are wsl-gpu-unavailable
+SEEN_ELSEWHERE = ("version mismatch", "WSL environment", "failed to process request")
 
 
 def check(log, ctx):
     evidence = [ev for ev in log.all("nvc_error") if ev.groups[0] in ("initialization", "detection")
-                and "version mismatch" not in (ev.groups[1] or "")][:1]  # a mismatch: driver-dso-mismatch
+                and not any(w in (ev.groups[1] or "") for w in SEEN_ELSEWHERE)][:1]
     if not evidence:
         return None
     detail = evidence[0].groups[1] or ""

@@ -24,4 +24,4 @@ def check(log, ctx):
         cause += " " + t("This GPU (compute capability {cc}) also needs a CUDA 11 build of TF.",
                          cc=ctx.compute_capability.value)
         fix += t("; an Ampere or newer GPU needs TF 2.4+ built with CUDA 11")
-    return Finding(ID, t("cuBLAS failed to initialize"), lines(evidence), cause, fix, tfenv_way(ctx), rank=47)
+    return Finding(ID, t("cuBLAS failed to initialize"), lines(evidence), cause, fix, tfenv_way(ctx), rank=46)

@@ -13,7 +13,7 @@ def dotted(version):
     """cuDNN as TF 1.x prints it (7102, compatibility 7100) in the dotted form: 7.1.2."""
     if "." in version or len(version) != 4:
         return version
-    return "{}.{}.{}".format(version[0], version[1], int(version[2:]))
+    return f"{version[0]}.{version[1]}.{int(version[2:])}"
 
 
 def check(log, ctx):

@@ -15,9 +15,8 @@ def check(log, ctx):
     if lib and kernel and vkey(lib.groups[0]) and vkey(kernel.groups[0]) and \
             vkey(lib.groups[0])[:2] != vkey(kernel.groups[0])[:2]:
         evidence += [lib, kernel]
-    if not evidence and not (log.has("compat_not_supported") and not ctx.container):
+    if not evidence:
         return None
-    evidence += log.all("compat_not_supported")[:1]
     versions = ""
     if lib and kernel:
         versions = f" (kernel module {kernel.groups[0]}, libcuda {lib.groups[0]})"

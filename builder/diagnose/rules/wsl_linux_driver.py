@@ -4,8 +4,8 @@ from builder.diagnose.finding import Finding
 from builder.diagnose.rules._common import tfenv_way
 
 ID = "wsl-linux-driver"
-SIGNS = ("linux_driver_pkg", "ldcache_driver_lib", "smi_no_driver", "nvml_mismatch", "kernel_dso_mismatch", "nvml_failed",
-         "no_driver_running", "system_driver_mismatch")
+SIGNS = ("linux_driver_pkg", "ldcache_driver_lib", "smi_no_driver", "nvml_mismatch", "kernel_dso_mismatch",
+         "nvml_failed", "no_driver_running", "system_driver_mismatch")
 
 
 def check(log, ctx):
