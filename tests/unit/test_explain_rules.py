@@ -4,6 +4,8 @@ registry has a case here, so a new rule cannot land untested."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from builder import diagnose, matrix
@@ -253,3 +255,15 @@ def test_a_fatal_line_outranks_notes_and_is_never_harmless(facts):
     cudnn = ("F tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: "
              "CUDNN_STATUS_INTERNAL_ERROR")
     assert [f.id for f in diagnose.explain(oom + cudnn, facts).findings][:1] == ["cudnn-init-failed"]
+
+
+def test_tf22_on_windows_with_cuda_102_gets_the_copy_the_setup_script_makes(facts):
+    """One fact, one answer: matrix.yaml's copy (cuda.10.2.windows.copies) is the fix, as windows/tf22/setup.ps1."""
+    copy = next(c for c in matrix.load().cuda["10.2"].windows.copies if c.to == "cudart64_101.dll")
+    log = "\n".join(fail(name, name + " not found") for name in ("cudart64_101.dll", "cublas64_10.dll"))
+    top = diagnose.explain(log, facts, tf="2.2", cuda="10.2").findings[0]
+    assert top.id == "missing-cuda-runtime"
+    assert f"`{copy.source}` as `{copy.to}`" in top.fix and "no other release" not in top.cause
+    assert copy.source in (Path(__file__).parents[2] / "windows" / "tf22" / "setup.ps1").read_text(encoding="utf-8")
+    # without CUDA 10.2 installed the answer stays the CUDA 10.1 install
+    assert "CUDA 10.1 toolkit" in diagnose.explain(log, facts, tf="2.2").findings[0].fix
