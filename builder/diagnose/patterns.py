@@ -96,8 +96,8 @@ PATTERNS = [
     ("no_kernel_image", _p(r"(no kernel image is available for execution on the device|device kernel image is invalid)",
                            'kernel image')),
     ("gpu_none", _p(r"(GPU is NOT AVAILABLE|GPU (?:is )?not available|Num GPUs Available:?\s*0\b|"
-                    r"No GPU (?:found|detected))",
-                    'GPU is NOT', 'GPU not available', 'GPU is not available', 'GPUs Available', 'No GPU ')),
+                    r"No GPU (?:found|detected)|GPU[\w ]{0,20}(?:[Aa]vailable|devices|list)\??:? ?\[\])",
+                    'GPU is NOT', 'GPU not available', 'GPU is not available', 'GPUs Available', 'No GPU ', ': []')),
     ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*\n(?:>>> )?\[\]", "list_physical_devices(",
                     span=True)),
     ("ci", _p(r"(/opt/hostedtoolcache|##\[error\]|/home/runner/work/|/home/travis/)", *_CI)),
@@ -154,8 +154,14 @@ PATTERNS = [
     ("illegal_instruction", _p(r"(0xC000001D|-1073741795|3221225501)", "0xC000001D", "0xc000001d", "-1073741795",
                                "3221225501")),
     ("avx_missing", _p(r"compiled to use AVX instructions, but these aren't available")),
-    ("dll_init_failed", _p(r"(?:DLL\)|dynamic link library) initialization routine failed",
-                           'initialization routine failed')),
+    # ERROR_DLL_INIT_FAILED (1114) in Windows' own words: English, German, French, Chinese
+    ("dll_init_failed", _p(r"(?:(?:DLL\)|dynamic link library) initialization routine failed|"
+                           r"DLL-Initialisierungsroutine ist fehlgeschlagen|routine d'initialisation d'une biblioth|"
+                           r"动态链接库\(DLL\)初始化例程失败)",
+                           'initialization routine failed', 'DLL-Initialisierungsroutine', "routine d'initialisation",
+                           '初始化例程失败')),
+    # a DLL load failure inside another package's extension, named by the traceback: protobuf's C extension
+    ("protobuf_ext", _p(r"(google[/\\.]protobuf[/\\.]pyext|while importing _message)", "protobuf", "importing _message")),
     # memory
     ("oom", _p(r"(OOM when allocating tensor[^\n]{0,160}|ResourceExhaustedError|ran out of memory trying to "
                r"allocate [^\n]{0,40}|CUDA_ERROR_OUT_OF_MEMORY|failed to allocate [\d.]{1,10} ?[KMG]?i?B[^\n]{0,80}"

@@ -72,7 +72,7 @@ CASES = [
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
-     "TensorRT", "no-gpu-harmless", "TF-TRT"),
+     "TensorRT", "optional-library", "TF-TRT"),
     ("cublas-init", "E tensorflow/stream_executor/cuda/cuda_blas.cc:226] failed to create cublas handle: "
      "CUBLAS_STATUS_NOT_INITIALIZED\ntensorflow.python.framework.errors_impl.InternalError: Blas GEMM launch failed",
      "cublas-init-failed", "set_memory_growth"),
@@ -152,6 +152,9 @@ CASES += [
      "TF_CPP_MIN_LOG_LEVEL"),
     ("numpy-old", ">>> import tensorflow as tf\nRuntimeError: module compiled against API version 0xe but this "
      "version of numpy is 0xd\nImportError: numpy.core.multiarray failed to import", "numpy-too-old", "numpy>=1.16"),
+    ("protobuf-ext", "  File \"C:\\Python36\\lib\\site-packages\\google\\protobuf\\descriptor.py\", line 47\n"
+     "    from google.protobuf.pyext import _message\nImportError: DLL load failed: The specified procedure could not "
+     "be found.", "dll-load-failed-other", "protobuf==3.6.0"),
     ("tf1-cudnn-newer", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:396] Loaded runtime CuDNN library: 7102 "
      "(compatibility version 7100) but source was compiled with 7005 (compatibility version 7000).",
      "cudnn-version-mismatch", "cuDNN 7.0"),
@@ -210,7 +213,7 @@ def test_a_root_cause_supersedes_what_it_explains(facts):
 
 def test_harmless_findings_come_last(facts):
     log = fail("libnvinfer.so.7") + "\n" + fail("libcudnn.so.8")
-    assert [f.id for f in diagnose.explain(log, facts).findings] == ["missing-cudnn", "no-gpu-harmless"]
+    assert [f.id for f in diagnose.explain(log, facts).findings] == ["missing-cudnn", "optional-library"]
 
 
 def test_no_driver_at_all_explains_the_missing_runtime_too(facts):

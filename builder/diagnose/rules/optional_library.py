@@ -3,8 +3,7 @@
 from builder.diagnose.finding import Finding
 from builder.diagnose.versions import family
 
-# The cause vocabulary has one id for "harmless GPU probing"; an optional library TF probes for is one of those.
-ID = "no-gpu-harmless"
+ID = "optional-library"
 
 
 def check(log, ctx):
