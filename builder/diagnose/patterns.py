@@ -161,7 +161,8 @@ PATTERNS = [
                            'initialization routine failed', 'DLL-Initialisierungsroutine', "routine d'initialisation",
                            '初始化例程失败')),
     # a DLL load failure inside another package's extension, named by the traceback: protobuf's C extension
-    ("protobuf_ext", _p(r"(google[/\\.]protobuf[/\\.]pyext|while importing _message)", "protobuf", "importing _message")),
+    ("protobuf_ext", _p(r"(google[/\\.]protobuf[/\\.]pyext|while importing _message)", "protobuf",
+                        "importing _message")),
     # memory
     ("oom", _p(r"(OOM when allocating tensor[^\n]{0,160}|ResourceExhaustedError|ran out of memory trying to "
                r"allocate [^\n]{0,40}|CUDA_ERROR_OUT_OF_MEMORY|failed to allocate [\d.]{1,10} ?[KMG]?i?B[^\n]{0,80}"

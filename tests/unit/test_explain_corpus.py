@@ -34,7 +34,8 @@ WSL_WINDOWS_ONLY = re.compile(r"\.dll\b|%PATH%|\bwhere\b", re.IGNORECASE)
 PLATFORMS = ("linux", "windows", "container", "wsl2")
 MIN_LOGS, MIN_SITES, MIN_PER_PLATFORM, MIN_THREADS_PER_RULE = 170, 40, 20, 3
 # Rules whose logs the gatherers are still collecting (interim, first merge): at least one thread each for now.
-THIN = {"dll-load-failed-other", "optional-library", "cpu-no-avx", "gpu-too-new", "numa-harmless", "store-python", "tf24-cusolver", "wsl-libcuda-symlink", "wsl1"}
+THIN = {"dll-load-failed-other", "optional-library", "cpu-no-avx", "gpu-too-new", "numa-harmless", "store-python",
+        "tf24-cusolver", "wsl-libcuda-symlink", "wsl1"}
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,14 @@
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.parse import split_dlerror
-from builder.diagnose.rules._common import cuda_for_tf, cudnn_for_tf, stand_ins, tfenv_way, windows_cuda_install
+from builder.diagnose.rules._common import (
+    WIN_TOOLKIT,
+    cuda_for_tf,
+    cudnn_for_tf,
+    stand_ins,
+    tfenv_way,
+    windows_cuda_install,
+)
 from builder.diagnose.rules._gpu import gpu_expected
 from builder.diagnose.versions import family, vkey
 
@@ -46,7 +53,7 @@ def _stand_in_fix(ctx, present, stand):
         return t("keep CUDA {present}: copy {pairs} in its bin folder ({folder}), the copy tfenv's windows setup "
                  "script makes; CUDA {present} has the other DLLs under the names TF asks for. Then open a new "
                  "terminal", present=present, pairs=pairs,
-                 folder=r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{}\bin".format(present))
+                 folder=WIN_TOOLKIT.format(present))
     links = "; ".join(f"`ln -s {src} {dst}`" for src, dst in stand)
     return t("with CUDA {present} installed instead, the link {links} in its lib folder (then `sudo ldconfig`) is "
              "what tfenv's image uses", present=present or t("of the environment"), links=links)

@@ -1,6 +1,7 @@
 """TF 2.11 and later have no GPU support on native Windows."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import LAST_WINDOWS_GPU_TF, tfenv_way
 from builder.diagnose.versions import vkey
 
@@ -24,12 +25,11 @@ def check(log, ctx):
         return None
     evidence = [ctx.tf.line] + [ev.line for ev in log.all("tf_intel")[:1] + log.all("gpus_available")[:1]
                                 + log.all("gpu_none")[:1] + log.all("tf_gpu_placeholder")[:1] + asked]
-    cause = (f"TF {LAST_WINDOWS_GPU_TF} was the last release with GPU support on native Windows; from 2.11 the "
-             f"Windows package is a CPU "
-             "build (tensorflow-intel), so no CUDA setup makes it see the GPU.")
-    fix = ("either run TF in WSL2 (inside it: pip install tensorflow[and-cuda], with the NVIDIA Windows driver "
-           "only), or "
-           "stay native with tensorflow==2.10.1 on Python 3.7-3.10 with CUDA 11.2 and cuDNN 8.1 on PATH")
-    return Finding(ID, "TensorFlow {} has no GPU support on native Windows".format(ctx.tf.value or ">= 2.11"),
+    cause = t("TF {last} was the last release with GPU support on native Windows; from 2.11 the Windows package is a "
+              "CPU build (tensorflow-intel), so no CUDA setup makes it see the GPU.", last=LAST_WINDOWS_GPU_TF)
+    fix = t("either run TF in WSL2 (inside it: `pip install tensorflow[and-cuda]`, with the NVIDIA Windows driver "
+            "only), or stay native with tensorflow=={last}.1 on Python 3.7-3.10 with CUDA 11.2 and cuDNN 8.1 on "
+            "PATH", last=LAST_WINDOWS_GPU_TF)
+    return Finding(ID, t("TensorFlow {tf} has no GPU support on native Windows", tf=ctx.tf.value or ">= 2.11"),
                    evidence, cause, fix, tfenv_way(ctx, windows=True), rank=25,
                    supersedes=("missing-cuda-runtime", "missing-cudnn", "no-gpu-harmless"))
