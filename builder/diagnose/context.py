@@ -101,7 +101,8 @@ def _platform(log, container=False):
     ev = log.first("kernel_wsl1")
     if ev:
         return Fact("wsl1", ev.line, "kernel " + ev.groups[0])
-    for kind in ("kernel_wsl2", "wsl_lib", "dev_dxg"):
+    # libcuda.so.1 as a plain copy, not a link: only the Windows driver's WSL libraries are shipped that way
+    for kind in ("kernel_wsl2", "wsl_lib", "dev_dxg", "wsl_not_symlink"):
         ev = log.first(kind)
         if ev:
             return Fact("wsl2", ev.line, "WSL2 kernel" if kind == "kernel_wsl2" else "WSL2 path")

@@ -147,6 +147,9 @@ PATTERNS = [
     # tensorflow-gpu 2.11+ on an index: a placeholder sdist that refuses to build
     ("tf_gpu_placeholder", _p(r"tensorflow[-_]gpu-(2\.(?:1[1-9]|[2-9]\d)[\w.]{0,10})\.tar\.gz", "tensorflow-gpu-",
                               "tensorflow_gpu-")),
+    # pip failing to write a file: with the Store Python's deep package folder, Windows' 260-character limit
+    ("pip_oserror", _p(r"Could not install packages due to an (?:OSError|EnvironmentError)",
+                       "Could not install packages due to")),
     ("not_supported_wheel", _p(r"(tensorflow[\w.-]{0,80}\.whl) is not a supported wheel", 'is not a supported wheel')),
     # the CPU
     ("illegal_instruction", _p(r"Illegal instruction")),
@@ -163,6 +166,9 @@ PATTERNS = [
     # a DLL load failure inside another package's extension, named by the traceback: protobuf's C extension
     ("protobuf_ext", _p(r"(google[/\\.]protobuf[/\\.]pyext|while importing _message)", "protobuf",
                         "importing _message")),
+    # a traceback frame inside another package that ships compiled extensions (Cython .pyx/.pxd frames too)
+    ("ext_frame", _p(r"(?:[\\/]|File \")(h5py|numpy|scipy|grpc|cv2)[\\/][\w\\/.]{0,80}\.(?:py|pyx|pxd)\"",
+                     'h5py', 'numpy', 'scipy', 'grpc', 'cv2')),
     # memory
     ("oom", _p(r"(OOM when allocating tensor[^\n]{0,160}|ResourceExhaustedError|ran out of memory trying to "
                r"allocate [^\n]{0,40}|CUDA_ERROR_OUT_OF_MEMORY|failed to allocate [\d.]{1,10} ?[KMG]?i?B[^\n]{0,80}"
@@ -249,7 +255,7 @@ NGC = [
 # WSL2: glibc ldconfig's warning about the Windows driver's plain copies (elf/ldconfig.c "%s is not a symbolic
 # link"), and the GPU paravirtualisation pieces (libdxcore.so, /dev/dxg, /usr/lib/wsl/lib).
 WSL = [
-    ("wsl_not_symlink", _p(r"(/usr/lib/wsl/lib/lib\w{1,40}\.so[\d.]{0,12}) is not a symbolic link",
+    ("wsl_not_symlink", _p(r"((?:/usr/lib/wsl/lib/)?libcuda\.so[\d.]{0,12}) is not a symbolic link",
                            "is not a symbolic link")),
     # the unversioned libcuda.so, which the Linux driver always installs but WSL's ldconfig skips (a copy, not a
     # link): cuDNN 8's sub-libraries and bitsandbytes dlopen exactly that name
