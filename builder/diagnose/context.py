@@ -119,6 +119,12 @@ def _platform(log, container=False):
     if ev and not container and not log.has("nvrm", "linux_driver_pkg", "kernel_version", "dll_name", "smi_header"):
         return Fact("wsl2", ev.line, "the unversioned libcuda.so is missing, which a Linux driver always installs: "
                                      "WSL 2 assumed")
+    ev = log.first("wheel_platform")
+    if ev and not log.has("so_name", "dll_name"):
+        if ev.groups[0].startswith("win"):
+            return Fact("windows", ev.line, "a Windows wheel (" + ev.groups[0] + ")")
+        if "linux" in ev.groups[0]:
+            return Fact("linux", ev.line, "a Linux wheel (" + ev.groups[0] + ")")
     win = [ev for kind in ("dll_load_failed", "win_error_126", "store_python", "dll_name", "win_path")
            for ev in log.all(kind)[:20]]
     lin = log.all("so_name")[:20]

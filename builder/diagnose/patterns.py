@@ -60,6 +60,7 @@ PATTERNS = [
     ("no_driver_running", _p(r"kernel driver does not appear to be running on this host \(([^)\n]{0,100})\)"
                              r"(?::\s*([^\n]{0,200}))?")),
     ("dev_missing", _p(r"(/dev/nvidia\d*|/dev/dxg) does not exist", 'does not exist')),
+    ("dev_missing", _p(r"cannot access '(/dev/dxg|/dev/nvidia\d*)'", "cannot access '/dev/")),
     ("diag_host", _p(r"(?:retrieving CUDA diagnostic information for host|cuda_diagnostics\.cc:\d{1,4}\] hostname): "
                      r"(\S{1,100})", "retrieving CUDA diagnostic", "] hostname: ")),
     ("libcuda_version", _p(r"libcuda reported version is:\s*([^\n]{0,120})")),
@@ -208,6 +209,9 @@ PATTERNS = [
     # `pip show tensorflow`: "Name: tensorflow" then "Version: 2.12.0"
     ("tf_version", _p(r"Name: tensorflow[\w-]{0,12}\s*\n[^\n]{0,8}Version: (\d\.\d{1,2}(?:\.\d{1,2})?)\b",
                       span=True)),
+    # a wheel's platform tag names the OS pip ran on
+    ("wheel_platform", _p(r"-(win_amd64|win32|manylinux\w{0,30}|linux_x86_64|macosx_\w{1,30})\.whl",
+                          "win_amd64.whl", "win32.whl", "manylinux", "linux_x86_64.whl", ".whl")),
     ("tf_intel", _p(r"tensorflow[-_]intel", 'tensorflow-intel', 'tensorflow_intel')),
     ("tf_core", _p(r"tensorflow_core[/\\]")),
     ("dso_loader", _p(r"(tensorflow/stream_executor|tensorflow/compiler/xla/stream_executor|tensorflow/tsl|"

@@ -142,6 +142,10 @@ CASES += [
     ("cuinit-busy", "E tensorflow/stream_executor/cuda/cuda_driver.cc:328] failed call to cuInit: "
      "CUDA_ERROR_DEVICES_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable", "cuinit-error",
      "nvidia-smi -c 0"),
+    ("cuinit-stub", "W tensorflow/stream_executor/cuda/cuda_driver.cc:326] failed call to cuInit: UNKNOWN ERROR (34)",
+     "cuinit-error", "stubs"),
+    ("wsl-no-dxg", "Linux PC 5.10.102.1-microsoft-standard-WSL2\n$ ls -l /dev/dxg\nls: cannot access '/dev/dxg': "
+     "No such file or directory", "wsl-gpu-unavailable", "wsl --update"),
     ("cc30-ignored", "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1283] Ignoring visible gpu device (device: 0, "
      "name: Quadro K2000M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The "
      "minimum required Cuda capability is 3.5.", "gpu-too-old", "TF_CUDA_COMPUTE_CAPABILITIES=3.0"),
