@@ -30,6 +30,8 @@ CASES = [
     ("tf215-unnamed", "W tensorflow/core/common_runtime/gpu/gpu_device.cc:2256] Cannot dlopen some GPU libraries. "
      "Please make sure the missing libraries mentioned above are installed properly.\nSkipping registering GPU "
      "devices...", "missing-cuda-runtime", "tensorflow[and-cuda]"),
+    ("tf215-cudart12", "I tensorflow/core/util/port.cc:113] oneDNN custom operations are on.\n"
+     "tensorflow==2.15.0\n" + fail("libcudart.so.12"), "missing-cuda-runtime", "tensorflow[and-cuda]"),
     ("tf24-cusolver-win", fail("cusolver64_10.dll", "cusolver64_10.dll not found"), "tf24-cusolver",
      "cusolver64_11.dll"),
     ("wsl2-libcuda", "Linux PC 5.10.16.3-microsoft-standard-WSL2 #1 SMP\n" + fail("libcuda.so.1"),

@@ -74,6 +74,10 @@ def _linux_fix(found, ctx, cuda):
     if needed and needed != name and ".so" in needed and not needed.startswith("/"):
         return t("{name} was found but needs {needed}, which is not on the loader path: install the library that "
                  "provides {needed} (or remove the mismatched {name} that wants it)", name=name, needed=needed)
+    if (ctx.tf and vkey(ctx.tf.value) >= (2, 14)) or cuda.startswith("12"):
+        return t("`pip install 'tensorflow[and-cuda]'` in that environment (same TF version): TF 2.14 and later get "
+                 "the CUDA and cuDNN they were built with as NVIDIA's pip wheels; a system CUDA toolkit is not needed, "
+                 "and another major version of it does not help")
     release = cuda if cuda and "x" not in cuda else "11.2"
     fix = t("install the CUDA {release} runtime libraries (NVIDIA's cuda-cudart-{dashed}, cuda-libraries-{dashed} "
             "packages, or the toolkit) and put their folder on the loader path: `export "
