@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builder import base
+from builder.docker import base
 
 ROOT = Path(__file__).resolve().parent.parent
 # The debian11 base the docker tests start from (`tfenv base debian11` makes it).
@@ -68,11 +68,11 @@ def checkout_copy(tmp_path) -> Path:
 @pytest.fixture(scope="session")
 def docker_client():
     """The real Docker daemon: a failure in CI (CI=true), a skip elsewhere, saying why."""
-    from builder import dockerhost
-    from builder.errors import TfenvError
+    from builder.core.errors import TfenvError
+    from builder.docker import daemon
 
     try:
-        return dockerhost.client()
+        return daemon.client()
     except TfenvError as exc:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI needs a Docker daemon: {exc}")

@@ -19,11 +19,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder import files
-from builder import lock as env_lock
-from builder.errors import TfenvError
-from builder.matrix import Matrix, Target
+from builder.core import files
+from builder.core.errors import TfenvError
+from builder.matrix.model import Matrix, Target
 from builder.project.config import Project
+from builder.render import lock as env_lock
 
 normalize = env_lock.normalize
 

@@ -1,4 +1,4 @@
-"""builder.images against the real Docker daemon, with tiny Dockerfiles on the local debian base.
+"""builder.docker.images against the real Docker daemon, with tiny Dockerfiles on the local debian base.
 
 Every image and container here carries the label io.tfenv.test=<unique> and is removed by the fixture.
 """
@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from docker.errors import ImageNotFound
 
-from builder import dockerhost, images, progress
+from builder.core import progress
+from builder.docker import daemon, images
 from tests.conftest import BASE_IMAGE
 
 BASE = BASE_IMAGE
@@ -96,10 +97,11 @@ def test_rich_display_renders_a_build(client, label):
 def test_ctrl_c_stops_the_build_and_removes_its_container(client, label):
     script = textwrap.dedent(f"""
         import sys
-        from builder import dockerhost, images, progress
+        from builder.core import progress
+        from builder.docker import daemon, images
         text = {dockerfile(label, "RUN echo started && sleep 300")!r}
         try:
-            images.run_build(dockerhost.client(), images.context_tar(text), tag="tfenv-ci/tiny:{label}",
+            images.run_build(daemon.client(), images.context_tar(text), tag="tfenv-ci/tiny:{label}",
                              display=progress.Display())
         except KeyboardInterrupt:
             sys.exit(130)
@@ -129,9 +131,9 @@ def test_ctrl_c_stops_the_build_and_removes_its_container(client, label):
 
 
 def test_missing_base_image_says_how_to_make_it(client):
-    from builder import matrix
+    from builder.matrix import validate
 
-    m = matrix.load()
+    m = validate.load()
     nope = f"tfenv-ci/no-such-base:{uuid.uuid4().hex[:8]}"
     opts = images.BuildOptions(base_image=nope, pull=False)
     with pytest.raises(images.BaseImageMissing) as info:
@@ -168,7 +170,7 @@ def test_cli_without_daemon_says_how_to_start_one():
 
 
 def test_cli_ubuntu_base_that_cannot_be_pulled(client):
-    if dockerhost.has_image(client, "ubuntu:20.04"):
+    if daemon.has_image(client, "ubuntu:20.04"):
         pytest.skip("ubuntu:20.04 is local here")
     result = tfenv("build", "tf29", "--os", "ubuntu20.04", "--plain")
     assert result.returncode == 2, result.stdout + result.stderr

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from builder import dockerhost, run
+from builder.docker import daemon, run
 from tests.conftest import BASE_IMAGE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,10 +85,10 @@ def test_ctrl_c_stops_and_removes(client, name, tmp_path):
         pytest.skip("POSIX signals")
     code = textwrap.dedent(f"""
         import sys
-        from builder import dockerhost, run
+        from builder.docker import daemon, run
         s = run.make_spec({BASE!r}, ["sh", "-c", "echo started; sleep 300"], env_name="test", workdir="/workspace",
                           cwd=None, volumes=[], environment=[], gpu=False, name={name!r})
-        sys.exit(run.run_streaming(dockerhost.client(), s))
+        sys.exit(run.run_streaming(daemon.client(), s))
     """)
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
@@ -129,7 +129,7 @@ def test_missing_image_says_how_to_build(client):
 
 
 def test_gpus_all_without_nvidia_runtime_names_the_fix(client):
-    if dockerhost.has_nvidia_runtime(client):
+    if daemon.has_nvidia_runtime(client):
         pytest.skip("this daemon has the NVIDIA runtime")
     res = subprocess.run([sys.executable, "-m", "builder.cli", "run", "tf29", "--gpus", "all", "--", "true"],
                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),

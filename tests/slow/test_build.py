@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from builder import tags
+from builder.matrix import tags
 
 ROOT = str(Path(__file__).resolve().parents[2])
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from builder import dockerhost
+from builder.docker import daemon
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = re.compile(r"^http://127\.0\.0\.1:(\d+)/lab\?token=([\w-]+)$")
@@ -74,7 +74,7 @@ def test_command_writes_owned_file_and_passes_exit_code(tf29_image, name, tmp_pa
     res = tfenv(*base_args(tf29_image, name), "--", "python", "-c", "import sys; print('bye'); sys.exit(7)",
                 cwd=tmp_path)
     assert (res.returncode, res.stdout) == (7, "bye\n")
-    if not dockerhost.has_nvidia_runtime(dockerhost.client()):
+    if not daemon.has_nvidia_runtime(daemon.client()):
         assert res.stderr.count("running without a GPU") == 1  # said once, not per stream or per retry
 
 

@@ -14,7 +14,9 @@ import sys
 
 import pytest
 
-from builder import dockerhost, images, matrix, progress, tags
+from builder.core import progress
+from builder.docker import daemon, images
+from builder.matrix import tags, validate
 
 REPO = "tfenv-ci-tf210/tensorflow"
 HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
@@ -22,10 +24,10 @@ HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
 
 @pytest.fixture(scope="module")
 def tf210_image(docker_client, base_image, tf29_image):
-    m = matrix.load()
+    m = validate.load()
     target = m.target("tf210", "debian11")
     refs = tags.image_refs(target, REPO)
-    before = {ref for ref in refs if dockerhost.has_image(docker_client, ref)}
+    before = {ref for ref in refs if daemon.has_image(docker_client, ref)}
     options = images.BuildOptions(repo=REPO, base_image=base_image, pull=False,
                                   ca_cert=HOST_CA if os.path.isfile(HOST_CA) else None)
     result = None

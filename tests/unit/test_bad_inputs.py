@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builder import cli, exitcodes, paths
+from builder import cli
+from builder.core import exitcodes
+from builder.render import paths
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = yaml.safe_load((ROOT / "matrix.yaml").read_text(encoding="utf-8"))

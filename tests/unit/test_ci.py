@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builder import matrix as matrix_mod
-from builder import render, tags
 from builder.cli import cli
+from builder.matrix import tags, validate
+from builder.render import dockerfiles
 
 ROOT = Path(__file__).resolve().parents[2]
-MATRIX = matrix_mod.load(ROOT / "matrix.yaml")
+MATRIX = validate.load(ROOT / "matrix.yaml")
 PAIRS = [(t.env.name, t.os.name) for t in MATRIX.targets()]
 REPO = MATRIX.image.repo
 
@@ -127,7 +127,7 @@ def test_bake_target_matches_show_and_matrix(bake, env, os_name):
     assert resolved(base["tags"]) == variant["tags"]
     assert resolved(jupyter["tags"]) == variant["jupyter_tags"]
     for t in (base, jupyter):
-        assert t["context"] == render.dockerfile_relpath(target).rsplit("/", 1)[0]
+        assert t["context"] == dockerfiles.dockerfile_relpath(target).rsplit("/", 1)[0]
         assert t["dockerfile"] == "Dockerfile"
         assert t["args"] == {"BASE_IMAGE": variant["base_image"]}
         assert tags.labels(target).items() <= t["labels"].items()
@@ -156,7 +156,7 @@ def test_bake_stages_and_args_exist_in_the_dockerfile_templates(bake):
 
 @pytest.mark.parametrize("env,os_name", PAIRS, ids=[f"{e}/{o}" for e, o in PAIRS])
 def test_bake_labels_equal_the_rendered_dockerfile_labels(bake, env, os_name):
-    text = render.render_target(MATRIX.target(env, os_name), MATRIX).text
+    text = dockerfiles.render_target(MATRIX.target(env, os_name), MATRIX).text
     blocks = re.findall(r"^LABEL (.*?)(?=^\S)", text, re.MULTILINE | re.DOTALL)
     base = dict(re.findall(r'([\w.-]+)="([^"]*)"', blocks[0]))
     jupyter = {**base, **dict(re.findall(r'([\w.-]+)="([^"]*)"', blocks[1]))}

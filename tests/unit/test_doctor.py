@@ -6,14 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from builder import doctor, matrix
-from builder.facts import facts_from_matrix
+from builder import doctor
+from builder.matrix import validate
+from builder.matrix.facts import facts_from_matrix
 from tests.fakes import hosts
 
 
 @pytest.fixture(scope="module")
 def facts():
-    return facts_from_matrix(matrix.load())
+    return facts_from_matrix(validate.load())
 
 
 def by_id(report):

@@ -43,8 +43,8 @@ def test_readme_matrix_table_is_the_generated_one():
     """The README's table is derived from matrix.yaml too: regenerate it with `tfenv matrix --markdown`."""
     from pathlib import Path
 
-    from builder import describe, matrix
+    from builder.matrix import describe, validate
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     start = readme.index("\n", readme.index("<!-- matrix table:")) + 1
-    assert readme[start:readme.index("<!-- end of matrix table -->")] == describe.markdown_table(matrix.load())
+    assert readme[start:readme.index("<!-- end of matrix table -->")] == describe.markdown_table(validate.load())

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builder import diagnose, matrix
+from builder import diagnose
 from builder.diagnose import rules
-from builder.facts import facts_from_matrix
+from builder.matrix import validate
+from builder.matrix.facts import facts_from_matrix
 
 CORPUS = Path(__file__).parent / "explain_corpus"
 FILES = sorted(p for p in CORPUS.glob("[0-9]*.yaml"))
@@ -23,7 +24,7 @@ WINDOWS_ONLY = re.compile(r"\.dll\b|%PATH%|C:\\|\bwhere\b", re.IGNORECASE)
 
 @pytest.fixture(scope="module")
 def facts():
-    return facts_from_matrix(matrix.load())
+    return facts_from_matrix(validate.load())
 
 
 def _explain(case, facts):

@@ -1,4 +1,5 @@
-"""builder.images and builder.base without a daemon: the build context, arguments, options, base trimming."""
+"""builder.docker.images and builder.docker.base without a daemon: the build context, arguments, options, and
+base trimming."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ import tarfile
 
 import pytest
 
-from builder import base, images, matrix, progress
+from builder.core import progress
+from builder.docker import base, images
+from builder.matrix import validate
 
 
 @pytest.fixture(scope="module")
 def m():
-    return matrix.load()
+    return validate.load()
 
 
 def test_context_holds_the_dockerfile_and_optional_ca_with_fixed_metadata():
@@ -73,9 +76,9 @@ def test_plain_display_keeps_only_the_current_steps_tail():
 def test_rendered_dockerfile_keeps_its_own_text_out_of_the_main_stage(m):
     """The CA stage: the main stage's first layer must not depend on the Dockerfile's text, or a TF version
     change would invalidate the OS and CUDA layers too."""
-    from builder import render
+    from builder.render import dockerfiles
 
-    text = render.render_target(m.target("tf29", "debian11"), m).text
+    text = dockerfiles.render_target(m.target("tf29", "debian11"), m).text
     main = text.split("AS tensorflow", 1)[1]
     assert "COPY Dockerfile" not in main and "COPY --from=ca /ca/ /tmp/tfenv-ca/" in main
     assert text.index("AS ca") < text.index("AS tensorflow")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from builder import live
 from builder.commands.environment import _env_was_given
+from builder.docker import live
 
 
 class Box:

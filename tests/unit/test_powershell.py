@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from builder import matrix, windows, wsl
+from builder.matrix import validate
+from builder.render import windows, wsl
 from tests.unit.powershell_lint import lint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,7 +21,7 @@ COMMITTED = sorted(p for pattern in ("wsl/*/*.ps1", "windows/*/*.ps1") for p in 
 
 
 def _rendered() -> list[tuple[str, str]]:
-    m = matrix.load(ROOT / "matrix.yaml")
+    m = validate.load(ROOT / "matrix.yaml")
     rendered = wsl.render_all(m) + windows.render_all(m)  # windows: what `tfenv windows ENV -o FILE` writes
     return [(r.relpath, r.text) for r in rendered if r.relpath.endswith(".ps1")]
 

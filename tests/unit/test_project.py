@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from builder import matrix, tags
+from builder.matrix import tags, validate
 from builder.project import config, devcontainer, image, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ REFERENCE = re.compile(rf"^{_COMPONENT}(?:/{_COMPONENT})*:[\w][\w.-]{{0,127}}$")
 
 @pytest.fixture(scope="module")
 def m():
-    return matrix.load()
+    return validate.load()
 
 
 def write(folder: Path, text: str) -> Path:

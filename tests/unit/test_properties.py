@@ -13,8 +13,11 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from builder import cli, config, matrix, references, run, yamlfile
-from builder.errors import TfenvError
+from builder import cli
+from builder.core import config, references, yamlfile
+from builder.core.errors import TfenvError
+from builder.docker import run
+from builder.matrix import model, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = yaml.safe_load((ROOT / "matrix.yaml").read_text(encoding="utf-8"))
@@ -57,8 +60,8 @@ def test_matrix_with_any_value_anywhere(path, value):
         node = node[key]
     node[path[-1]] = value
     try:
-        matrix.parse(data, Path("m.yaml"))
-    except matrix.MatrixError as exc:
+        validate.parse(data, Path("m.yaml"))
+    except model.MatrixError as exc:
         one_line(exc)
 
 
@@ -66,8 +69,8 @@ def test_matrix_with_any_value_anywhere(path, value):
 @given(values)
 def test_matrix_of_any_shape(data):
     try:
-        matrix.parse(data, Path("m.yaml"))
-    except matrix.MatrixError as exc:
+        validate.parse(data, Path("m.yaml"))
+    except model.MatrixError as exc:
         one_line(exc)
 
 
@@ -89,8 +92,8 @@ def test_matrix_bytes_of_any_kind(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("m") / "m.yaml"
     path.write_bytes(data)
     try:
-        matrix.load(path)
-    except matrix.MatrixError as exc:
+        validate.load(path)
+    except model.MatrixError as exc:
         one_line(exc)
 
 
@@ -130,9 +133,9 @@ def test_references_docker_accepts_are_accepted(ref):
 @FAST
 @given(st.text(max_size=120))
 def test_any_project_folder_name_gives_an_image_reference_docker_accepts(folder):
-    from builder import tags
+    from builder.matrix import tags
 
-    target = matrix.load().target("tf29")
+    target = validate.load().target("tf29")
     ref = tags.project_ref(folder, target, False, "0123abcd")
     assert references.check_reference(ref) == ref
 
@@ -207,7 +210,8 @@ WORDS = ["run", "ps", "stop", "build", "test", "base", "config", "doctor", "expl
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6))
 def test_any_command_line_ends_with_a_documented_status(tmp_path_factory, monkeypatch, capsys, argv):
-    from builder import exitcodes, paths
+    from builder.core import exitcodes
+    from builder.render import paths
 
     work = tmp_path_factory.mktemp("argv")
     monkeypatch.chdir(work)

@@ -14,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from builder import cli, config, exitcodes, files, lock, matrix, paths, references
-from builder.errors import TfenvError
+from builder import cli
+from builder.core import config, exitcodes, files, references
+from builder.core.errors import TfenvError
+from builder.matrix import model, validate
+from builder.render import lock, paths
 
 ROOT = Path(__file__).resolve().parents[2]
 TFENV = [sys.executable, "-m", "builder.cli"]
@@ -47,7 +50,7 @@ def quiet_env(tmp_path, monkeypatch):
 
 
 def test_internal_error_is_one_line_and_exit_70(monkeypatch, capsys):
-    from builder import describe
+    from builder.matrix import describe
 
     def boom(*a, **kw):
         raise ZeroDivisionError("a bug")
@@ -136,8 +139,8 @@ def test_issue_references_fail_before_docker(argv, tmp_path):
 
 def test_matrix_image_references_are_checked(matrix_data, write_matrix):
     matrix_data["image"]["repo"] = "Tfenv/TF"
-    with pytest.raises(matrix.MatrixError, match=r"image.repo: image 'Tfenv/TF': path component 'Tfenv'"):
-        matrix.load(write_matrix(matrix_data))
+    with pytest.raises(model.MatrixError, match=r"image.repo: image 'Tfenv/TF': path component 'Tfenv'"):
+        validate.load(write_matrix(matrix_data))
 
 
 # --- strict matrix loading ----------------------------------------------------------------------------
@@ -148,8 +151,8 @@ def test_duplicate_keys_name_both_lines(tmp_path):
     path = tmp_path / "m.yaml"
     path.write_text(text.replace("\nimage:\n", "\nimage:\n  user: root\nimage:\n", 1), encoding="utf-8")
     first = text[: text.index("\nimage:\n")].count("\n") + 2
-    with pytest.raises(matrix.MatrixError) as err:
-        matrix.load(path)
+    with pytest.raises(model.MatrixError) as err:
+        validate.load(path)
     assert str(err.value) == (f"m.yaml:{first + 2}: duplicate key 'image' (first at line {first}): the last one "
                               "would silently win; keep one")
 
@@ -161,27 +164,27 @@ def test_bom_and_utf16_files_read_the_same(tmp_path, encoding):
     if encoding in ("utf-16-le", "utf-16-be"):  # what PowerShell 5.1 writes: with a BOM
         data = ("\ufeff" + text).encode(encoding)
     (tmp_path / "m.yaml").write_bytes(data)
-    assert matrix.load(tmp_path / "m.yaml").envs == matrix.load(ROOT / "matrix.yaml").envs
+    assert validate.load(tmp_path / "m.yaml").envs == validate.load(ROOT / "matrix.yaml").envs
 
 
 def test_utf16_without_bom_is_refused_in_one_line(tmp_path):
     (tmp_path / "m.yaml").write_bytes((ROOT / "matrix.yaml").read_text(encoding="utf-8").encode("utf-16-le"))
-    with pytest.raises(matrix.MatrixError, match="NUL bytes .* save it as UTF-8"):
-        matrix.load(tmp_path / "m.yaml")
+    with pytest.raises(model.MatrixError, match="NUL bytes .* save it as UTF-8"):
+        validate.load(tmp_path / "m.yaml")
 
 
 @pytest.mark.parametrize("path", ["/dev/zero", "/dev/urandom"])
 def test_special_matrix_files_are_refused_without_reading(path):
-    with pytest.raises(matrix.MatrixError, match="not a regular file"):
-        matrix.load(path)
+    with pytest.raises(model.MatrixError, match="not a regular file"):
+        validate.load(path)
 
 
 def test_large_matrix_is_refused_before_reading_it_all(tmp_path):
     big = tmp_path / "m.yaml"
     with open(big, "wb") as f:
         f.truncate(64 << 20)  # sparse: 64 MiB that costs nothing on disk
-    with pytest.raises(matrix.MatrixError, match="larger than 1024 KiB"):
-        matrix.load(big)
+    with pytest.raises(model.MatrixError, match="larger than 1024 KiB"):
+        validate.load(big)
 
 
 @pytest.mark.parametrize(("old", "new", "says"), [
@@ -196,19 +199,19 @@ def test_bad_values_name_the_key_path(tmp_path, old, new, says):
     text = (ROOT / "matrix.yaml").read_text(encoding="utf-8")
     assert old in text
     (tmp_path / "m.yaml").write_text(text.replace(old, new, 1), encoding="utf-8")
-    with pytest.raises(matrix.MatrixError) as err:
-        matrix.load(tmp_path / "m.yaml")
+    with pytest.raises(model.MatrixError) as err:
+        validate.load(tmp_path / "m.yaml")
     assert says in str(err.value)
 
 
 def test_deep_nesting_is_one_line(tmp_path):
     (tmp_path / "m.yaml").write_text("a: " + "[" * 100000 + "]" * 100000)
-    with pytest.raises(matrix.MatrixError, match="nested more than 32 levels"):
-        matrix.load(tmp_path / "m.yaml")
+    with pytest.raises(model.MatrixError, match="nested more than 32 levels"):
+        validate.load(tmp_path / "m.yaml")
 
 
 def test_lock_dates_stay_dates_for_lock():
-    assert all(len(e.lock_date) == 10 for e in matrix.load().envs.values())
+    assert all(len(e.lock_date) == 10 for e in validate.load().envs.values())
 
 
 # --- bounded Docker waits ---------------------------------------------------------------------------
@@ -306,7 +309,7 @@ def test_junit_xml_is_checked_before_anything_runs(tmp_path):
 
 
 def test_ca_cert_is_a_small_regular_pem_file(tmp_path):
-    from builder import images
+    from builder.docker import images
 
     for path, says in (("/dev/zero", "not a regular file"), (str(tmp_path), "it is a folder"),
                        (str(tmp_path / "nope.pem"), "No such file")):
@@ -359,7 +362,7 @@ def test_lock_refuses_outside_a_checkout(tmp_path, installed_elsewhere, monkeypa
 
 
 def test_lock_refuses_site_packages(tmp_path):
-    m = matrix.load()
+    m = validate.load()
     root = tmp_path / "lib" / "python3.11" / "site-packages" / "builder" / "_data" / "locks"
     with pytest.raises(lock.LockError, match="inside an installed package"):
         lock.resolve(m.target("tf29", "debian11"), m, False, root)
@@ -385,7 +388,7 @@ def test_small_lies_are_errors(argv, says, tmp_path):
 def test_standalone_doctor_with_a_facts_file_missing_keys(tmp_path):
     from builder.doctor.facts import check_facts
     from builder.doctor.host import DoctorError
-    from builder.facts import facts_from_matrix
+    from builder.matrix.facts import facts_from_matrix
 
     facts = tmp_path / "facts.json"
     facts.write_text(json.dumps({"schema": 1, "envs": {"tf29": {"tensorflow": "2.9.3"}}, "cuda": {}}))
@@ -395,7 +398,7 @@ def test_standalone_doctor_with_a_facts_file_missing_keys(tmp_path):
     assert result.stderr.strip().splitlines() == [
         f"doctor: error: {facts}: cuda: missing, or not a non-empty object (write it again with "
         "`tfenv doctor --write-facts`)"]
-    good = json.loads(json.dumps(facts_from_matrix(matrix.load())))
+    good = json.loads(json.dumps(facts_from_matrix(validate.load())))
     del good["envs"]["tf29"]["sonames"]
     with pytest.raises(DoctorError, match=r"envs.tf29.sonames: missing"):
         check_facts(good, "f.json")
@@ -474,10 +477,10 @@ def test_run_build_takes_builds_options_and_defaults(quiet_env, monkeypatch):
 def test_temp_dir_is_removed_however_the_block_ends(tmp_path):
     import signal
 
-    from builder import containers
+    from builder.core import files
 
     seen = []
-    with pytest.raises(KeyboardInterrupt), containers.temp_dir("t", parent=str(tmp_path),
+    with pytest.raises(KeyboardInterrupt), files.temp_dir("t", parent=str(tmp_path),
                                                                before_remove=seen.append) as path:
         (path / "f").write_text("x")
         exitcodes.raise_interrupted(signal.SIGTERM)  # what the SIGTERM handler does
@@ -488,7 +491,7 @@ def test_temp_dir_is_removed_however_the_block_ends(tmp_path):
 def test_signals_as_interrupt_covers_sigterm_and_sighup_and_restores():
     import signal
 
-    from builder import containers
+    from builder.docker import containers
 
     before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
     with containers.signals_as_interrupt():

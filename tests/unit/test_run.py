@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from builder import jupyter, run
+from builder.docker import jupyter, run
 
 ROOT = Path(__file__).resolve().parents[2]
 

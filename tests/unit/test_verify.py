@@ -10,7 +10,8 @@ import uuid
 
 import pytest
 
-from builder import matrix, tags, verify
+from builder.matrix import tags, validate
+from builder.verify import runner
 
 TFENV = [sys.executable, "-m", "builder.cli"]
 
@@ -21,12 +22,12 @@ def tfenv(*args, **kwargs):
 
 @pytest.fixture(scope="module")
 def m():
-    return matrix.load()
+    return validate.load()
 
 
 def test_expectations_tf29_debian11(m):
     target = m.target("tf29", "debian11")
-    e = verify.expectations(m, target, "img", {"io.tfenv.env": "tf29"}, (False, "no GPU"), "tfenv build tf29")
+    e = runner.expectations(m, target, "img", {"io.tfenv.env": "tf29"}, (False, "no GPU"), "tfenv build tf29")
     assert (e["os_family"], e["os_version"], e["python"], e["tensorflow"]) == ("debian", "11", "3.9", "2.9.3")
     assert (e["cuda"], e["cuda_built"], e["cudnn_built"], e["cudnn_installed"]) == ("11.2", "11.2", "8.1", "8.6.0")
     assert e["sonames"][0] == e["cudart_soname"] == "libcudart.so.11.0"
@@ -38,7 +39,7 @@ def test_expectations_tf29_debian11(m):
 
 
 def test_expectations_tf22_shim_and_built_cuda(m):
-    e = verify.expectations(m, m.target("tf22", "ubuntu20.04"), "img", {}, (True, "ok"), "hint")
+    e = runner.expectations(m, m.target("tf22", "ubuntu20.04"), "img", {}, (True, "ok"), "hint")
     # TF 2.2 was built against 10.1; the image runs 10.2 through the libcudart.so.10.1 link.
     assert (e["cuda"], e["cuda_built"]) == ("10.2", "10.1")
     assert e["shims"] == [{"link": "libcudart.so.10.1", "to": "libcudart.so.10.2"}]
@@ -49,8 +50,8 @@ def test_expectations_tf22_shim_and_built_cuda(m):
 
 def test_build_hint_names_repo_only_when_not_default(m):
     target = m.target("tf29", "debian11")
-    assert verify.build_hint(target, "tfenv/tensorflow", "tfenv/tensorflow") == "tfenv build tf29 --os debian11"
-    assert verify.build_hint(target, "ghcr.io/a/tf", "tfenv/tensorflow").endswith("--repo ghcr.io/a/tf")
+    assert runner.build_hint(target, "tfenv/tensorflow", "tfenv/tensorflow") == "tfenv build tf29 --os debian11"
+    assert runner.build_hint(target, "ghcr.io/a/tf", "tfenv/tensorflow").endswith("--repo ghcr.io/a/tf")
 
 
 FAKE_SUITE = {
@@ -62,7 +63,7 @@ FAKE_SUITE = {
     """,
     "test_fake.py": """
         import pytest
-        from builder.suites._support import check
+        from builder.verify.suites._support import check
 
         def test_pass():
             '''a check that passes'''
@@ -105,7 +106,7 @@ def _fake_suite(tmp_path, files):
 def test_collector_reports_one_result_per_check(tmp_path):
     suite = _fake_suite(tmp_path, FAKE_SUITE)
     junit = tmp_path / "junit.xml"
-    results = verify.run_suites("no-container", tmp_path / "expect.json", str(junit), suite_dir=suite)
+    results = runner.run_suites("no-container", tmp_path / "expect.json", str(junit), suite_dir=suite)
     by_title = {r.title: r for r in results}
     assert [r.title for r in results][:2] == ["a check that passes", "a check that fails with evidence"]
     assert by_title["a check that passes"].outcome == "passed"
@@ -123,14 +124,14 @@ def test_collector_reports_one_result_per_check(tmp_path):
 
 def test_broken_suite_is_could_not_run(tmp_path):
     suite = _fake_suite(tmp_path, {**FAKE_SUITE, "test_fake.py": "import nonexistent_module_xyz\n"})
-    with pytest.raises(verify.CannotRun, match="could not be collected"):
-        verify.run_suites("no-container", tmp_path / "expect.json", suite_dir=suite)
+    with pytest.raises(runner.CannotRun, match="could not be collected"):
+        runner.run_suites("no-container", tmp_path / "expect.json", suite_dir=suite)
 
 
 def test_interrupt_inside_the_suite_propagates(tmp_path):
     suite = _fake_suite(tmp_path, {**FAKE_SUITE, "test_fake.py": "def test_ctrl_c():\n    raise KeyboardInterrupt\n"})
     with pytest.raises(KeyboardInterrupt):
-        verify.run_suites("no-container", tmp_path / "expect.json", suite_dir=suite)
+        runner.run_suites("no-container", tmp_path / "expect.json", suite_dir=suite)
 
 
 def test_help_documents_exit_codes_and_gpu_command():

@@ -17,15 +17,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builder import generated, matrix, windows
 from builder.cli import cli
+from builder.matrix import model, validate
+from builder.render import generated, windows
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def m():
-    return matrix.load(ROOT / "matrix.yaml")
+    return validate.load(ROOT / "matrix.yaml")
 
 
 def _invoke(*args):
@@ -97,8 +98,8 @@ def test_cuda_11_2_is_pip_only_and_older_stacks_are_guided(m):
 ])
 def test_bad_windows_data_is_one_line(matrix_data, write_matrix, edit, message):
     edit(matrix_data)
-    with pytest.raises(matrix.MatrixError) as err:
-        matrix.load(write_matrix(matrix_data))
+    with pytest.raises(model.MatrixError) as err:
+        validate.load(write_matrix(matrix_data))
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
 
 
@@ -111,7 +112,7 @@ def test_every_windows_environment_is_committed(m):
     assert generated.check(windows.render_all(m), ROOT, ("windows/*/*",)) == []
 
 
-@pytest.mark.parametrize("name", [n for n in matrix.load(ROOT / "matrix.yaml").envs])
+@pytest.mark.parametrize("name", [n for n in validate.load(ROOT / "matrix.yaml").envs])
 def test_rendered_pins_paths_and_names_match_the_matrix(m, name):
     env = m.env(name)
     text = _render(m, name)
@@ -220,12 +221,12 @@ def test_command_to_stdout_and_bad_names():
     result = _invoke("windows", "tf29")
     assert result.exception is None and "TensorFlow 2.9.3" in result.output
     result = _invoke("windows", "tf299")
-    assert isinstance(result.exception, matrix.UnknownEnvError) and "did you mean 'tf29'" in str(result.exception)
+    assert isinstance(result.exception, model.UnknownEnvError) and "did you mean 'tf29'" in str(result.exception)
 
 
 def test_a_stack_without_a_windows_route_says_so(matrix_data, write_matrix):
     del matrix_data["cuda"]["10.2"]["windows"]
-    m = matrix.load(write_matrix(matrix_data))
+    m = validate.load(write_matrix(matrix_data))
     with pytest.raises(windows.WindowsScriptError, match="CUDA 10.2 has no 'windows' section"):
         windows.render(m, m.env("tf22"), locks_root=ROOT / "locks")
     assert "windows/tf22/setup.ps1" not in {g.relpath for g in windows.render_all(m)}
@@ -249,7 +250,7 @@ def test_render_check_finds_windows_drift_and_stale_scripts(checkout_copy):
     path.write_text(text.replace('nvidia-cudnn-cu11: "8.9.4.25"', 'nvidia-cudnn-cu11: "8.9.5.29"'), encoding="utf-8")
     (checkout_copy / "windows" / "tf21").mkdir()
     (checkout_copy / "windows" / "tf21" / "setup.ps1").write_text("stale\n", encoding="utf-8")
-    problems = generated.check(windows.render_all(matrix.load(path)), checkout_copy, ("windows/*/*",))
+    problems = generated.check(windows.render_all(validate.load(path)), checkout_copy, ("windows/*/*",))
     assert "windows/tf29/setup.ps1: differs from matrix.yaml" in problems
     assert "windows/tf21/setup.ps1: stale (no matrix entry renders it)" in problems
     assert not any(p.startswith("windows/tf24/") for p in problems)  # CUDA 11.0 takes no wheels
@@ -257,6 +258,6 @@ def test_render_check_finds_windows_drift_and_stale_scripts(checkout_copy):
 
 def test_a_quote_in_a_rendered_value_is_refused(matrix_data, write_matrix):
     matrix_data["cuda"]["10.2"]["windows"]["installer"]["components"].append("cudart_10.2' ; evil")
-    m = matrix.load(write_matrix(matrix_data))
+    m = validate.load(write_matrix(matrix_data))
     with pytest.raises(windows.WindowsScriptError, match="installer_components value .* has a quote"):
         windows.render(m, m.env("tf22"), locks_root=ROOT / "locks")

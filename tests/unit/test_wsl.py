@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from builder import generated, lock, matrix, wsl
 from builder.cli import cli
+from builder.matrix import model, validate
+from builder.render import generated, lock, wsl
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -23,7 +24,7 @@ VENV = "/home/user/.venvs/tfenv"
 
 @pytest.fixture(scope="module")
 def m():
-    return matrix.load(ROOT / "matrix.yaml")
+    return validate.load(ROOT / "matrix.yaml")
 
 
 def _run(script, *args, env=None):
@@ -66,7 +67,7 @@ def test_render_check_covers_wsl(tmp_path):
                                              'nvidia-cudnn-cu11: "8.6.0.164"        #'))
     (copy / "wsl" / "tf21").mkdir()
     (copy / "wsl" / "tf21" / "install.sh").write_text("stale\n")
-    problems = generated.check(wsl.render_all(matrix.load(path)), copy, stale_globs=("wsl/*/*",))
+    problems = generated.check(wsl.render_all(validate.load(path)), copy, stale_globs=("wsl/*/*",))
     assert "wsl/tf29/install.sh: differs from matrix.yaml" in problems
     assert "wsl/tf29/setup.ps1: differs from matrix.yaml" not in problems  # no wheel in the PowerShell side
     assert "wsl/tf21/install.sh: stale (no matrix entry renders it)" in problems
@@ -122,7 +123,7 @@ def test_cuda10_takes_exact_runtime_packages_and_no_meta_package(m):
 
 def test_a_meta_package_in_the_matrix_is_refused(matrix_data, write_matrix):
     matrix_data["cuda"]["10.2"]["ubuntu"]["packages"]["cuda-10-2"] = "10.2.89-1"
-    m = matrix.load(write_matrix(matrix_data))
+    m = validate.load(write_matrix(matrix_data))
     with pytest.raises(wsl.WslError, match="cuda-10-2, which pull a Linux NVIDIA driver"):
         wsl.render(m, m.env("tf22"), locks_root=ROOT / "locks")
 
@@ -198,10 +199,10 @@ def test_powershell_checks_what_windows_needs(m):
 
 
 def test_driver_minimum_is_the_higher_of_wsl_and_cuda(matrix_data, write_matrix):
-    m = matrix.load(write_matrix(matrix_data))
+    m = validate.load(write_matrix(matrix_data))
     assert wsl.driver_min(m, m.env("tf29")) == "495.0"
     matrix_data["cuda"]["11.2"]["driver_min"]["windows"] = "527.41"
-    m = matrix.load(write_matrix(matrix_data))
+    m = validate.load(write_matrix(matrix_data))
     assert wsl.driver_min(m, m.env("tf29")) == "527.41"
 
 
@@ -260,8 +261,8 @@ def test_command_errors_are_one_line(args, message):
 ])
 def test_invalid_wsl_schema_is_one_line(matrix_data, write_matrix, edit, message):
     edit(matrix_data)
-    with pytest.raises(matrix.MatrixError, match=re.escape(message)):
-        matrix.load(write_matrix(matrix_data))
+    with pytest.raises(model.MatrixError, match=re.escape(message)):
+        validate.load(write_matrix(matrix_data))
 
 
 def test_apt_route_needs_an_ubuntu_section(matrix_data, write_matrix):
@@ -270,5 +271,5 @@ def test_apt_route_needs_an_ubuntu_section(matrix_data, write_matrix):
     for env in matrix_data["envs"].values():  # no Ubuntu variant can use 11.2 now
         if env["cuda"] == "11.2":
             env["os"] = ["debian11"]
-    with pytest.raises(matrix.MatrixError, match=r"cuda\.11\.2\.wsl\.source: 'apt' takes the packages"):
-        matrix.load(write_matrix(matrix_data))
+    with pytest.raises(model.MatrixError, match=r"cuda\.11\.2\.wsl\.source: 'apt' takes the packages"):
+        validate.load(write_matrix(matrix_data))

@@ -1,0 +1,2 @@
+"""What every room uses: errors and exit codes, atomic files, YAML, the user config file, image references,
+build progress."""
