@@ -14,7 +14,6 @@ import sys
 import textwrap
 import threading
 import uuid
-from pathlib import Path
 
 import pytest
 from docker.errors import ImageNotFound
@@ -22,9 +21,9 @@ from docker.errors import ImageNotFound
 from builder.core import progress
 from builder.docker import daemon, images
 from tests.conftest import BASE_IMAGE
+from tests.helpers import ROOT, matrix, tfenv
 
 BASE = BASE_IMAGE
-ROOT = str(Path(__file__).resolve().parents[2])
 
 
 @pytest.fixture
@@ -107,7 +106,7 @@ def test_ctrl_c_stops_the_build_and_removes_its_container(client, label):
             sys.exit(130)
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": ROOT})
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
     # Wait until step 3 runs: the LABEL step makes a short-lived container of its own, so a container
     # alone does not say that the RUN step has started.
     seen = []
@@ -131,9 +130,8 @@ def test_ctrl_c_stops_the_build_and_removes_its_container(client, label):
 
 
 def test_missing_base_image_says_how_to_make_it(client):
-    from builder.matrix import validate
 
-    m = validate.load()
+    m = matrix()
     nope = f"tfenv-ci/no-such-base:{uuid.uuid4().hex[:8]}"
     opts = images.BuildOptions(base_image=nope, pull=False)
     with pytest.raises(images.BaseImageMissing) as info:
@@ -155,11 +153,6 @@ def test_push_to_an_unreachable_registry_is_one_line(client, label):
 
 
 # --- the CLI: every problem is one line and a non-zero exit --------------------------------------------
-
-
-def tfenv(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "builder.cli", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": ROOT, **(env or {})})
 
 
 def test_cli_without_daemon_says_how_to_start_one():

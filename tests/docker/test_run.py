@@ -12,14 +12,13 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
 from builder.docker import daemon, run
 from tests.conftest import BASE_IMAGE
+from tests.helpers import ROOT, tfenv
 
-ROOT = Path(__file__).resolve().parents[2]
 BASE = BASE_IMAGE
 
 
@@ -116,24 +115,18 @@ def test_ps_and_stop_manage_only_tfenv_containers(client, name, tmp_path):
 
 
 def test_missing_image_says_how_to_build(client):
-    res = subprocess.run([sys.executable, "-m", "builder.cli", "run", "tf29", "--os", "debian11", "--repo",
-                          "tfenv-test/none", "--", "true"], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT)), stdin=subprocess.DEVNULL)
+    res = tfenv("run", "tf29", "--os", "debian11", "--repo", "tfenv-test/none", "--", "true")
     assert res.returncode == 2
     assert res.stderr.strip() == ("tfenv: error: image tfenv-test/none:tf29-debian11 not found locally: "
                                   "build it with `tfenv build tf29 --os debian11`")
-    res = subprocess.run([sys.executable, "-m", "builder.cli", "run", "tf29", "--os", "debian11", "--repo",
-                          "tfenv-test/none", "--jupyter"], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT)), stdin=subprocess.DEVNULL)
+    res = tfenv("run", "tf29", "--os", "debian11", "--repo", "tfenv-test/none", "--jupyter")
     assert "build it with `tfenv build tf29 --os debian11 --jupyter`" in res.stderr
 
 
 def test_gpus_all_without_nvidia_runtime_names_the_fix(client):
     if daemon.has_nvidia_runtime(client):
         pytest.skip("this daemon has the NVIDIA runtime")
-    res = subprocess.run([sys.executable, "-m", "builder.cli", "run", "tf29", "--gpus", "all", "--", "true"],
-                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
-                         stdin=subprocess.DEVNULL)
+    res = tfenv("run", "tf29", "--gpus", "all", "--", "true")
     assert res.returncode == 2
     (line,) = res.stderr.strip().splitlines()
     assert line.startswith("tfenv: error: --gpus all, but this Docker daemon has no NVIDIA runtime: ")

@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import secrets
-import subprocess
-import sys
 
 import pytest
 
 from builder.docker import daemon
-
-TFENV = [sys.executable, "-m", "builder.cli"]
+from tests.helpers import tfenv
 
 
 @pytest.fixture
 def docker_api(docker_client):
     return docker_client
-
-
-def tfenv(*args):
-    return subprocess.run(TFENV + list(args), capture_output=True, text=True, timeout=120)
 
 
 def test_gpus_all_without_nvidia_runtime_fails_at_once(docker_api):

@@ -23,9 +23,10 @@ import pytest
 
 from builder.core import progress
 from builder.docker import daemon, images
-from builder.matrix import tags, validate
+from builder.matrix import tags
 from builder.matrix.model import Target
 from tests.conftest import BASE_IMAGE
+from tests.helpers import matrix
 
 CI_REPO = "tfenv-ci/tensorflow"
 HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
@@ -46,7 +47,7 @@ def _existing(c, refs) -> bool:
 
 @pytest.fixture(scope="session")
 def tf29_image(docker_client):
-    m = validate.load()
+    m = matrix()
     target = m.target("tf29", "debian11")
     reuse = os.environ.get("TFENV_TEST_REUSE_REPO")
     if reuse:

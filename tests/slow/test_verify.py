@@ -8,7 +8,6 @@ import os
 import secrets
 import signal
 import subprocess
-import sys
 import tarfile
 import time
 import xml.etree.ElementTree as ET
@@ -16,18 +15,13 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from builder.docker import daemon
-from builder.matrix import validate
 from builder.verify import runner
+from tests.helpers import TFENV, matrix, tfenv
 
-TFENV = [sys.executable, "-m", "builder.cli"]
 GPU_TITLES = ("nvidia-smi works in the container", "cudaGetDeviceCount through ctypes is at least 1",
               "tf.config.list_physical_devices('GPU') is not empty",
               "with a GPU, TF logs no `Could not load dynamic library` at all",
               "a matmul on /GPU:0 equals the CPU result")
-
-
-def tfenv(*args, timeout=600):
-    return subprocess.run(TFENV + list(args), capture_output=True, text=True, timeout=timeout)
 
 
 def leftover(c, label_value: str):
@@ -109,7 +103,7 @@ def test_container_removed_when_the_suite_is_interrupted_midway(tf29_image, dock
         return real_run(self, command, *args, **kwargs)
 
     monkeypatch.setattr(docker_backend.DockerBackend, "run", interrupting_run)
-    m = validate.load()
+    m = matrix()
     img = docker_client.images.get(tf29_image.refs[1])
     with pytest.raises(KeyboardInterrupt):
         runner.run(m, tf29_image.target, tf29_image.refs[1], img.labels, (False, "test"), "hint",
@@ -128,7 +122,7 @@ def test_container_removed_when_starting_the_suite_fails(tf29_image, docker_clie
     monkeypatch.setattr(runner, "run_suites", broken_suites)
     img = docker_client.images.get(tf29_image.refs[1])
     with pytest.raises(RuntimeError, match="suite crashed"):
-        runner.run(validate.load(), tf29_image.target, tf29_image.refs[1], img.labels, (False, "test"), "hint",
+        runner.run(matrix(), tf29_image.target, tf29_image.refs[1], img.labels, (False, "test"), "hint",
                    client=docker_client, extra_labels={"io.tfenv.test": token})
     assert leftover(docker_client, token) == []
 
@@ -176,7 +170,7 @@ def test_sigint_removes_the_container(tf29_image, docker_client):
 def test_gpu_checks_fail_with_evidence_when_the_gpu_is_absent(tf29_image, docker_client, tmp_path):
     """The GPU checks run for real (a GPU claimed in the expectations, none in the container): each must fail
     and say why, so that on a GPU host a pass means something."""
-    m = validate.load()
+    m = matrix()
     img = docker_client.images.get(tf29_image.refs[1])
     expect = runner.expectations(m, tf29_image.target, tf29_image.refs[1], img.labels, (True, "claimed"), "hint")
     expect_file = tmp_path / "expect.json"

@@ -18,8 +18,8 @@ import yaml
 from builder import cli
 from builder.core import exitcodes
 from builder.render import paths
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 MATRIX = yaml.safe_load((ROOT / "matrix.yaml").read_text(encoding="utf-8"))
 LONG = "x" * 300
 WRONG = [None, 0, -1, 1.5, True, [], {}, "", "3.²", "2022-13-45", "Bad Ref!!", LONG, [1, [2]], {"a": {"b": 1}}]

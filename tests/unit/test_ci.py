@@ -7,25 +7,18 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from builder.cli import cli
 from builder.matrix import tags, validate
 from builder.render import dockerfiles
+from tests.helpers import ROOT, invoke, tfenv
 
-ROOT = Path(__file__).resolve().parents[2]
 MATRIX = validate.load(ROOT / "matrix.yaml")
 PAIRS = [(t.env.name, t.os.name) for t in MATRIX.targets()]
 REPO = MATRIX.image.repo
 
 
-def tfenv(*args, matrix_file=None):
-    argv = (["--matrix", str(matrix_file)] if matrix_file else []) + list(args)
-    return CliRunner().invoke(cli, argv, standalone_mode=False, catch_exceptions=True)
-
-
 def ok(*args, **kw) -> str:
-    result = tfenv(*args, **kw)
+    result = invoke(*args, **kw)
     assert result.exception is None, f"{args}: {result.exception!r}\n{result.output}"
     return result.output
 
@@ -88,18 +81,14 @@ def test_ci_matrix_table_lists_every_entry():
     (["tf22", "--os", "debian11"], "no environment among tf22 has the OS variant(s) debian11"),
 ])
 def test_ci_matrix_bad_selection_is_one_line_error(args, message):
-    result = tfenv("ci", "matrix", *args, "--json")
+    result = invoke("ci", "matrix", *args, "--json")
     assert result.exception is not None and not result.output
     assert message in str(result.exception)
     assert "\n" not in str(result.exception)
 
 
 def test_cli_bad_selection_exits_2_without_traceback():
-    import subprocess
-    import sys
-
-    run = subprocess.run([sys.executable, "-m", "builder.cli", "ci", "matrix", "--os", "windows"],
-                         capture_output=True, text=True, cwd=ROOT)
+    run = tfenv("ci", "matrix", "--os", "windows")
     assert run.returncode == 2
     assert run.stderr.startswith("tfenv: error: unknown OS variant 'windows'")
     assert "Traceback" not in run.stderr and not run.stdout
@@ -192,7 +181,7 @@ def test_bake_name_collision_is_an_error(matrix_data, write_matrix):
     # "tf29.x" and "tf29-x" both become the bake name "tf29-x-debian11".
     matrix_data["envs"]["tf29-x"] = matrix_data["envs"]["tf29"]
     matrix_data["envs"]["tf29.x"] = matrix_data["envs"]["tf29"]
-    result = tfenv("bake", "--os", "debian11", matrix_file=write_matrix(matrix_data))
+    result = invoke("bake", "--os", "debian11", matrix_file=write_matrix(matrix_data))
     assert "bake target name 'tf29-x-debian11' is used twice" in str(result.exception)
 
 
@@ -286,11 +275,11 @@ def test_one_value_matrix_edit_is_bake_drift(tmp_path, matrix_data, write_matrix
     committed = tmp_path / "docker-bake.json"
     committed.write_text((ROOT / "docker-bake.json").read_text(encoding="utf-8"), encoding="utf-8")
     matrix_data["cuda"]["11.2"]["full"] = "11.2.1"  # one value: the io.tfenv.cuda label changes
-    result = tfenv("bake", "--check", "-o", str(committed), matrix_file=write_matrix(matrix_data))
+    result = invoke("bake", "--check", "-o", str(committed), matrix_file=write_matrix(matrix_data))
     assert result.exception is not None
     assert "docker-bake.json differs from matrix.yaml: run `tfenv bake -o docker-bake.json`" in str(result.exception)
 
 
 def test_bake_check_missing_file_is_one_line_error(tmp_path):
-    result = tfenv("bake", "--check", "-o", str(tmp_path / "nope.json"))
+    result = invoke("bake", "--check", "-o", str(tmp_path / "nope.json"))
     assert "nope.json: cannot read: No such file or directory" in str(result.exception)

@@ -11,7 +11,6 @@ import re
 import shlex
 import shutil
 import subprocess
-from pathlib import Path
 
 import click
 import pytest
@@ -19,8 +18,8 @@ import yaml
 from click.testing import CliRunner
 
 from builder.cli import COMMANDS, cli
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
 FILES = {name: WORKFLOWS / f"{name}.yml" for name in ("ci", "images")}
 ACTIONLINT_CONFIG = ROOT / ".github" / "actionlint.yaml"

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import yaml
 
-TFENV = [sys.executable, "-m", "builder.cli"]
-
-
-def tfenv(*args, **kwargs):
-    return subprocess.run(TFENV + list(args), capture_output=True, text=True, **kwargs)
+from tests.helpers import tfenv
 
 
 def test_matrix_json_lists_every_environment_and_variant():
@@ -28,7 +23,7 @@ def test_matrix_json_lists_every_environment_and_variant():
 
 def test_matrix_yaml_and_table():
     assert yaml.safe_load(tfenv("matrix", "--yaml").stdout)["repo"] == "tfenv/tensorflow"
-    table = tfenv("matrix", env={"COLUMNS": "200", "PATH": ""})
+    table = tfenv("matrix", exact_env={"COLUMNS": "200", "PATH": ""})
     assert table.returncode == 0 and "tf22-cuda101" in table.stdout and "11.2.2" in table.stdout
 
 
@@ -97,7 +92,7 @@ def test_help_imports_no_heavy_module():
 
 def test_no_docker_daemon_is_one_line_saying_how_to_start_one(tmp_path):
     nowhere = f"unix://{tmp_path}/docker.sock"
-    result = tfenv("run", "tf29", "--os", "debian11", "--", "true", env={**os.environ, "DOCKER_HOST": nowhere})
+    result = tfenv("run", "tf29", "--os", "debian11", "--", "true", env={"DOCKER_HOST": nowhere})
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         f"tfenv: error: cannot reach the Docker daemon (nothing listens at {nowhere}): start it with "

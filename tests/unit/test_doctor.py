@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from builder import doctor
-from builder.matrix import validate
 from builder.matrix.facts import facts_from_matrix
 from tests.fakes import hosts
+from tests.helpers import FAKES, matrix
 
 
 @pytest.fixture(scope="module")
 def facts():
-    return facts_from_matrix(validate.load())
+    return facts_from_matrix(matrix())
 
 
 def by_id(report):
@@ -211,7 +209,7 @@ def test_parse_ldconfig():
                                            "libcuda.so.1": "/usr/lib/wsl/lib/libcuda.so.1"}
 
 
-TF_LOG = (Path(hosts.__file__).parent / "tf-loader-lines.log").read_text(encoding="utf-8")
+TF_LOG = (FAKES / "tf-loader-lines.log").read_text(encoding="utf-8")
 
 
 def test_parse_tf_log():

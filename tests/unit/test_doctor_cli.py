@@ -11,18 +11,11 @@ import subprocess
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
-from pathlib import Path
 
 import pytest
 
 from builder import doctor
-
-TFENV = [sys.executable, "-m", "builder.cli"]
-ROOT = str(Path(__file__).resolve().parents[2])
-
-
-def tfenv(*args):
-    return subprocess.run(TFENV + list(args), capture_output=True, text=True)
+from tests.helpers import tfenv
 
 
 def test_doctor_here_reports_this_machine_truthfully():

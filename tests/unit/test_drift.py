@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import shutil
 
-from click.testing import CliRunner
-
-from builder.cli import cli
+from tests.helpers import ROOT, invoke, matrix
 
 
 def _check(checkout, matrix_file=None):
-    args = ["--matrix", str(matrix_file or checkout / "matrix.yaml"), "render", "--check", "--out", str(checkout)]
-    return CliRunner().invoke(cli, args, standalone_mode=False, catch_exceptions=True)
+    return invoke("render", "--check", "--out", str(checkout), matrix_file=matrix_file or checkout / "matrix.yaml")
 
 
 def test_committed_renders_match_the_matrix(checkout_copy):
@@ -41,10 +38,9 @@ def test_stale_render_is_drift(checkout_copy):
 
 def test_readme_matrix_table_is_the_generated_one():
     """The README's table is derived from matrix.yaml too: regenerate it with `tfenv matrix --markdown`."""
-    from pathlib import Path
 
-    from builder.matrix import describe, validate
+    from builder.matrix import describe
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start = readme.index("\n", readme.index("<!-- matrix table:")) + 1
-    assert readme[start:readme.index("<!-- end of matrix table -->")] == describe.markdown_table(validate.load())
+    assert readme[start:readme.index("<!-- end of matrix table -->")] == describe.markdown_table(matrix())

@@ -5,17 +5,16 @@ advice is right for the log's platform (no Linux loader advice for Windows, no D
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 
 from builder import diagnose
 from builder.diagnose import rules
-from builder.matrix import validate
 from builder.matrix.facts import facts_from_matrix
+from tests.helpers import UNIT, matrix
 
-CORPUS = Path(__file__).parent / "explain_corpus"
+CORPUS = UNIT / "explain_corpus"
 FILES = sorted(p for p in CORPUS.glob("[0-9]*.yaml"))
 KEYS = yaml.safe_load((CORPUS / "keys.yaml").read_text(encoding="utf-8"))
 LINUX_ONLY = re.compile(r"LD_LIBRARY_PATH|ldconfig|ln -s|\bapt(-get)?\b")
@@ -24,7 +23,7 @@ WINDOWS_ONLY = re.compile(r"\.dll\b|%PATH%|C:\\|\bwhere\b", re.IGNORECASE)
 
 @pytest.fixture(scope="module")
 def facts():
-    return facts_from_matrix(validate.load())
+    return facts_from_matrix(matrix())
 
 
 def _explain(case, facts):

@@ -8,8 +8,8 @@ import pytest
 
 from builder import diagnose
 from builder.diagnose import rules
-from builder.matrix import validate
 from builder.matrix.facts import facts_from_matrix
+from tests.helpers import matrix
 
 DSO = "2021-01-01 00:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] "
 
@@ -116,7 +116,7 @@ NOTHING = [
 
 @pytest.fixture(scope="module")
 def facts():
-    return facts_from_matrix(validate.load())
+    return facts_from_matrix(matrix())
 
 
 @pytest.mark.parametrize("case,log,expected,word", CASES, ids=[c[0] for c in CASES])

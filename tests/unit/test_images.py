@@ -10,12 +10,6 @@ import pytest
 
 from builder.core import progress
 from builder.docker import base, images
-from builder.matrix import validate
-
-
-@pytest.fixture(scope="module")
-def m():
-    return validate.load()
 
 
 def test_context_holds_the_dockerfile_and_optional_ca_with_fixed_metadata():

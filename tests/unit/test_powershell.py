@@ -8,15 +8,14 @@ without editing this file. Nothing here has run on Windows: the grammar is not P
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
 from builder.matrix import validate
 from builder.render import windows, wsl
+from tests.helpers import ROOT
 from tests.unit.powershell_lint import lint
 
-ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = sorted(p for pattern in ("wsl/*/*.ps1", "windows/*/*.ps1") for p in ROOT.glob(pattern))
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from tests.helpers import UNIT
 from tests.unit.powershell_lint import lint, mask
 
 STOP = "$ErrorActionPreference = 'Stop'\n"
@@ -94,7 +94,7 @@ def test_command_line_reports_and_exits_1(tmp_path):
     bad.write_text("$x = $a ?? 1\n", encoding="utf-8")
     good = tmp_path / "good.ps1"
     good.write_text("$x = 1\n", encoding="utf-8")
-    script = Path(__file__).parent / "powershell_lint.py"
+    script = UNIT / "powershell_lint.py"
     result = subprocess.run([sys.executable, str(script), str(good), str(bad)], capture_output=True, text=True)
     assert result.returncode == 1
     assert result.stdout.startswith(f"{bad}:1: ps7-syntax: ")

@@ -7,26 +7,20 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from builder.matrix import tags, validate
+from builder.matrix import tags
 from builder.project import config, devcontainer, image, resolve
+from tests.helpers import ROOT, tfenv
 
-ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "tests" / "unit" / "schemas" / "devcontainers" / "devContainer.base.schema.json"
-TFENV = [sys.executable, "-m", "builder.cli"]
 
 # Docker's reference grammar (distribution/reference, reference.go): path components and tag.
 _COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*"
 REFERENCE = re.compile(rf"^{_COMPONENT}(?:/{_COMPONENT})*:[\w][\w.-]{{0,127}}$")
 
-
-@pytest.fixture(scope="module")
-def m():
-    return validate.load()
 
 
 def write(folder: Path, text: str) -> Path:
@@ -90,28 +84,28 @@ def test_init_without_requirements_leaves_the_key_commented(tmp_path, m):
 
 
 def test_init_cli_refuses_to_overwrite_without_force(tmp_path):
-    first = subprocess.run(TFENV + ["init", "tf29", "--os", "debian11"], cwd=tmp_path, capture_output=True, text=True)
+    first = tfenv("init", "tf29", "--os", "debian11", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     (tmp_path / "tfenv.yaml").write_text("environment: tf28\n", encoding="utf-8")
-    again = subprocess.run(TFENV + ["init", "tf29"], cwd=tmp_path, capture_output=True, text=True)
+    again = tfenv("init", "tf29", cwd=tmp_path)
     assert again.returncode == 2
     assert again.stderr.strip().endswith("tfenv.yaml exists: edit it, or pass --force to replace it")
     assert (tmp_path / "tfenv.yaml").read_text(encoding="utf-8") == "environment: tf28\n"
-    forced = subprocess.run(TFENV + ["init", "tf29", "--force"], cwd=tmp_path, capture_output=True, text=True)
+    forced = tfenv("init", "tf29", "--force", cwd=tmp_path)
     assert forced.returncode == 0 and "environment: tf29" in (tmp_path / "tfenv.yaml").read_text(encoding="utf-8")
 
 
 def test_init_cli_unknown_environment_names_the_nearest(tmp_path):
-    result = subprocess.run(TFENV + ["init", "tf92"], cwd=tmp_path, capture_output=True, text=True)
+    result = tfenv("init", "tf92", cwd=tmp_path)
     assert result.returncode == 2 and "unknown environment 'tf92'; did you mean 'tf29'?" in result.stderr
     assert not (tmp_path / "tfenv.yaml").exists()
 
 
 def test_project_commands_outside_a_project_say_what_to_do(tmp_path):
-    result = subprocess.run(TFENV + ["devcontainer"], cwd=tmp_path, capture_output=True, text=True)
+    result = tfenv("devcontainer", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip() == f"tfenv: error: no tfenv.yaml in {tmp_path}: create one with `tfenv init ENV`"
-    run = subprocess.run(TFENV + ["run", "--", "python", "-V"], cwd=tmp_path, capture_output=True, text=True)
+    run = tfenv("run", "--", "python", "-V", cwd=tmp_path)
     assert run.returncode == 2 and "or run in a folder with tfenv.yaml" in run.stderr
 
 
@@ -293,6 +287,6 @@ def test_the_schema_check_can_fail(schema_validator):
 ])
 def test_options_a_project_decides_are_refused_in_one_line(tmp_path, args, says):
     write(tmp_path, "environment: tf29\nos: debian11\n")
-    result = subprocess.run(TFENV + args, cwd=tmp_path, capture_output=True, text=True)
+    result = tfenv(*args, cwd=tmp_path)
     assert result.returncode == 2 and result.stderr.startswith(f"tfenv: error: {says}"), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

@@ -18,8 +18,8 @@ from builder.core import config, references, yamlfile
 from builder.core.errors import TfenvError
 from builder.docker import run
 from builder.matrix import model, validate
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 REAL = yaml.safe_load((ROOT / "matrix.yaml").read_text(encoding="utf-8"))
 # TFENV_FUZZ_EXAMPLES=5000 for a longer hunt outside CI.
 FAST = settings(max_examples=int(os.environ.get("TFENV_FUZZ_EXAMPLES", "150")), deadline=None,

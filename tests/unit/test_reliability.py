@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import socket
@@ -19,15 +20,11 @@ from builder.core import config, exitcodes, files, references
 from builder.core.errors import TfenvError
 from builder.matrix import model, validate
 from builder.render import lock, paths
+from tests import helpers
+from tests.helpers import ROOT, matrix
 
-ROOT = Path(__file__).resolve().parents[2]
-TFENV = [sys.executable, "-m", "builder.cli"]
+tfenv = functools.partial(helpers.tfenv, clean_env=True)  # no TFENV_* settings of the caller's
 
-
-def tfenv(*args, env=None, cwd=None, **kw):
-    base = {k: v for k, v in os.environ.items() if not k.startswith("TFENV_") and k != "PIP_INDEX_URL"}
-    return subprocess.run(TFENV + list(args), capture_output=True, text=True, cwd=cwd,
-                          env={**base, "PYTHONPATH": str(ROOT), **(env or {})}, **kw)
 
 
 def one_error_line(result, code=2):
@@ -211,7 +208,7 @@ def test_deep_nesting_is_one_line(tmp_path):
 
 
 def test_lock_dates_stay_dates_for_lock():
-    assert all(len(e.lock_date) == 10 for e in validate.load().envs.values())
+    assert all(len(e.lock_date) == 10 for e in matrix().envs.values())
 
 
 # --- bounded Docker waits ---------------------------------------------------------------------------
@@ -362,7 +359,7 @@ def test_lock_refuses_outside_a_checkout(tmp_path, installed_elsewhere, monkeypa
 
 
 def test_lock_refuses_site_packages(tmp_path):
-    m = validate.load()
+    m = matrix()
     root = tmp_path / "lib" / "python3.11" / "site-packages" / "builder" / "_data" / "locks"
     with pytest.raises(lock.LockError, match="inside an installed package"):
         lock.resolve(m.target("tf29", "debian11"), m, False, root)
@@ -398,7 +395,7 @@ def test_standalone_doctor_with_a_facts_file_missing_keys(tmp_path):
     assert result.stderr.strip().splitlines() == [
         f"doctor: error: {facts}: cuda: missing, or not a non-empty object (write it again with "
         "`tfenv doctor --write-facts`)"]
-    good = json.loads(json.dumps(facts_from_matrix(validate.load())))
+    good = json.loads(json.dumps(facts_from_matrix(matrix())))
     del good["envs"]["tf29"]["sonames"]
     with pytest.raises(DoctorError, match=r"envs.tf29.sonames: missing"):
         check_facts(good, "f.json")

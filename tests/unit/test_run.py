@@ -6,21 +6,11 @@ import os
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from builder.docker import jupyter, run
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def tfenv(*args, cwd=None, env=None):
-    """The real CLI in a subprocess (stdin is not a terminal there)."""
-    full_env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "builder.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, timeout=120)
-
+from tests.helpers import ROOT, tfenv
 
 # --- -v and -e ---------------------------------------------------------------------------
 

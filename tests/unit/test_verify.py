@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 import uuid
 
 import pytest
 
-from builder.matrix import tags, validate
+from builder.matrix import tags
 from builder.verify import runner
-
-TFENV = [sys.executable, "-m", "builder.cli"]
-
-
-def tfenv(*args, **kwargs):
-    return subprocess.run(TFENV + list(args), capture_output=True, text=True, **kwargs)
-
-
-@pytest.fixture(scope="module")
-def m():
-    return validate.load()
+from tests.helpers import tfenv
 
 
 def test_expectations_tf29_debian11(m):
@@ -154,7 +142,7 @@ def test_bad_gpus_value_is_a_usage_error():
 
 def test_missing_docker_cli_is_could_not_run():
     # PATH without a docker binary; the interpreter is called by its full path.
-    result = tfenv("test", "tf29", "--os", "debian11", env={"PATH": "/nonexistent"})
+    result = tfenv("test", "tf29", "--os", "debian11", exact_env={"PATH": "/nonexistent"})
     assert result.returncode == 2
     assert result.stderr.startswith("tfenv: error: tfenv test runs its checks with `docker exec`")
     assert "Traceback" not in result.stderr

@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -20,13 +19,7 @@ from click.testing import CliRunner
 from builder.cli import cli
 from builder.matrix import model, validate
 from builder.render import generated, windows
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def m():
-    return validate.load(ROOT / "matrix.yaml")
+from tests.helpers import ROOT
 
 
 def _invoke(*args):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -14,17 +13,13 @@ from click.testing import CliRunner
 from builder.cli import cli
 from builder.matrix import model, validate
 from builder.render import generated, lock, wsl
+from tests.helpers import ROOT, UNIT, tfenv
 
-ROOT = Path(__file__).resolve().parents[2]
-SNAPSHOTS = Path(__file__).parent / "snapshots"
+SNAPSHOTS = UNIT / "snapshots"
 SCRIPTS = sorted((ROOT / "wsl").glob("*/install.sh"))
 POWERSHELL = sorted((ROOT / "wsl").glob("*/setup.ps1"))
 VENV = "/home/user/.venvs/tfenv"
 
-
-@pytest.fixture(scope="module")
-def m():
-    return validate.load(ROOT / "matrix.yaml")
 
 
 def _run(script, *args, env=None):
@@ -241,7 +236,7 @@ def test_command_with_one_distro_embeds_only_its_lock():
     (["wsl", "tf22", "--distro", "Debian"], "unknown WSL distribution for tf22 'Debian'"),
 ])
 def test_command_errors_are_one_line(args, message):
-    result = subprocess.run(["python", "-m", "builder.cli", *args], capture_output=True, text=True, cwd=ROOT)
+    result = tfenv(*args)
     assert result.returncode == 2
     assert result.stderr.startswith("tfenv: error: ") and result.stderr.count("\n") == 1
     assert message in result.stderr
