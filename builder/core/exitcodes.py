@@ -93,6 +93,6 @@ def restore_signal_handlers(previous: dict) -> None:
 
 
 def markdown_table() -> str:
-    """The README's exit status table (tests/test_reliability.py checks the README carries it)."""
+    """The README's exit status table (tests/unit/commands/test_reliability.py checks the README carries it)."""
     rows = ["| status | meaning |", "|---|---|"] + [f"| {code} | {meaning} |" for code, meaning in TABLE]
     return "\n".join(rows) + "\n"

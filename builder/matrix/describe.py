@@ -78,7 +78,7 @@ def dump(data: dict, fmt: str) -> str:
 
 
 def markdown_table(m: Matrix) -> str:
-    """The matrix as the Markdown table the README carries (tests/test_drift.py keeps the two equal)."""
+    """The matrix as the Markdown table the README carries (tests/unit/render/test_drift.py keeps the two equal)."""
     rows = ["| env | TensorFlow | Python (image / TF supports) | CUDA | cuDNN (apt / debian11) "
             "| min driver Linux / Windows | OS variants |", "|---|---|---|---|---|---|---|"]
     for env in m.envs.values():

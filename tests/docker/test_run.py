@@ -1,7 +1,7 @@
 """tfenv run's container handling against the real Docker daemon, with the small debootstrap base image.
 
 These prove streaming, exit codes, uid mapping, Ctrl-C and ps/stop without needing a TensorFlow image;
-tests/integration/test_run.py does the same end to end with tf29.
+tests/slow/test_run.py does the same end to end with tf29.
 """
 
 from __future__ import annotations

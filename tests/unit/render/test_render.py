@@ -1,4 +1,4 @@
-"""Rendering: what every Dockerfile must hold (tests/test_drift.py checks the committed renders)."""
+"""Rendering: what every Dockerfile must hold (tests/unit/render/test_drift.py checks the committed renders)."""
 
 from __future__ import annotations
 
