@@ -62,7 +62,7 @@ def show_command(ctx, env, os_name, repo, as_json):
 @click.pass_context
 def render_command(ctx, envs, all_, os_name, out, check):
     """Render the Dockerfiles, WSL and Windows scripts from matrix.yaml (--check: fail on drift)."""
-    from builder.render import dockerfiles, generated, windows, wsl
+    from builder.render import dockerfiles, generated, paths, windows, wsl
 
     if all_ and envs:
         raise TfenvError(f"--all renders every environment: drop --all or the names ({' '.join(envs)})")
@@ -79,7 +79,7 @@ def render_command(ctx, envs, all_, os_name, out, check):
             click.echo(str(path))
         return
     # A partial render cannot say which other files are stale.
-    problems = generated.check(rendered, root, () if envs or os_name else dockerfiles.STALE_GLOBS)
+    problems = generated.check(rendered, root, () if envs or os_name else paths.STALE_GLOBS)
     for problem in problems:
         click.echo(f"drift: {problem}", err=True)
     if problems:

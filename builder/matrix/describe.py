@@ -6,7 +6,7 @@ import json
 
 from builder.matrix import tags
 from builder.matrix.model import Env, Matrix
-from builder.render.dockerfiles import dockerfile_relpath
+from builder.render import paths
 
 
 def target_dict(m: Matrix, env: Env, os_name: str, repo: str) -> dict:
@@ -16,7 +16,7 @@ def target_dict(m: Matrix, env: Env, os_name: str, repo: str) -> dict:
         "base_image": target.os.base_image,
         "python": target.python,
         "cudnn": target.cudnn_version,
-        "dockerfile": dockerfile_relpath(target),
+        "dockerfile": paths.dockerfile_relpath(target),
         "tags": tags.image_refs(target, repo),
         "jupyter_tags": tags.image_refs(target, repo, jupyter=True),
         "labels": tags.labels(target),
@@ -55,8 +55,8 @@ def windows_dict(m: Matrix, env: Env) -> dict | None:
     return {
         "route": "pip" if stack.source == "pip" else "guided (NVIDIA's CUDA installer and the cuDNN zip)",
         "python": python,
-        "lock": f"locks/{windows.lock_name(env, python)}",
-        "script": windows.relpath(env),
+        "lock": f"locks/{paths.windows_lock_name(env, python)}",
+        "script": paths.windows_relpath(env),
         "dlls": list(env.windows_dlls),
         "optional_dlls": list(env.windows_optional_dlls),
         "pip": dict(stack.pip),

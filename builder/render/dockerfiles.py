@@ -38,15 +38,6 @@ def powershell_version(version: str) -> str:
     return version if "." in version else version + ".0"
 
 
-def dockerfile_dir(target: Target) -> str:
-    """The build context of a target in the checkout: dockerfiles/ENV/OS."""
-    return f"dockerfiles/{target.env.name}/{target.os.name}"
-
-
-def dockerfile_relpath(target: Target) -> str:
-    return f"{dockerfile_dir(target)}/Dockerfile"
-
-
 def ld_library_path(target: Target) -> str:
     """The driver folders the NVIDIA runtime mounts, then the CUDA folders ldconfig does not cover."""
     dirs = ["/usr/local/nvidia/lib", "/usr/local/nvidia/lib64"]
@@ -107,7 +98,7 @@ def context(target: Target, matrix: Matrix, locks_root: Path | None = None) -> d
 def render_target(target: Target, matrix: Matrix, locks_root: Path | None = None) -> Generated:
     env = jinja_env("docker")
     text = env.get_template("Dockerfile.j2").render(**context(target, matrix, locks_root))
-    return Generated(dockerfile_relpath(target), text)
+    return Generated(paths.dockerfile_relpath(target), text)
 
 
 def render_all(matrix: Matrix, targets: list[Target] | None = None) -> list[Generated]:
@@ -115,4 +106,3 @@ def render_all(matrix: Matrix, targets: list[Target] | None = None) -> list[Gene
 
 
 # The committed renders of every environment, for the stale-file check.
-STALE_GLOBS = ("dockerfiles/*/*/Dockerfile", "wsl/*/*", "windows/*/*")

@@ -33,16 +33,8 @@ class Lock:
         return [f"{name}=={version}" for name, version in self.pins]
 
 
-def lock_name(target: Target, jupyter: bool = False) -> str:
-    return f"{target.env.name}-py{target.python}{'-jupyter' if jupyter else ''}.txt"
-
-
-def lock_path(target: Target, jupyter: bool = False, root: Path | None = None) -> Path:
-    return (root or paths.locks_dir()) / lock_name(target, jupyter)
-
-
 def read(target: Target, jupyter: bool = False, root: Path | None = None) -> Lock:
-    path = lock_path(target, jupyter, root)
+    path = paths.lock_path(target, jupyter, root)
     if not path.is_file():
         raise LockError(f"no lock {path.name} for {target.key}: run `tfenv lock {target.env.name}`")
     return parse(path)
@@ -92,9 +84,9 @@ def write(out: Path, title: str, lock_date: str, pins: list[str]) -> Path:
 
 def resolve(target: Target, matrix: Matrix, jupyter: bool = False, root: Path | None = None) -> Path:
     """Resolve one lock with uv and write it; the jupyter lock is constrained by the base lock."""
-    out = lock_path(target, jupyter, root)
+    out = paths.lock_path(target, jupyter, root)
     check_writable(out)
-    constraint = lock_path(target, False, root) if jupyter else None
+    constraint = paths.lock_path(target, False, root) if jupyter else None
     pins = compile_pins(requirements_for(target, matrix, jupyter), target.python, LINUX_PLATFORM,
                         target.env.lock_date, out.name, constraint)
     title = f"tfenv lock for {target.env.name} on Python {target.python}{' with Jupyter' if jupyter else ''}"

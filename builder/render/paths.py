@@ -1,4 +1,5 @@
-"""Where tfenv's files live.
+"""Where tfenv's files live: the data folders (matrix.yaml, locks/, templates) and every committed path and lock
+name the generated trees use (dockerfiles/ENV/OS/Dockerfile, wsl/ENV/*, windows/ENV/setup.ps1, locks/*.txt).
 
 The templates are package data (builder/templates/). matrix.yaml and the locks are the checkout's; the
 wheel carries copies under builder/_data (see pyproject.toml), so an installed tfenv needs no checkout.
@@ -7,6 +8,10 @@ wheel carries copies under builder/_data (see pyproject.toml), so an installed t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from builder.matrix.model import Env, Target
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # builder/
 
@@ -77,3 +82,46 @@ def checkout_root(start: Path | None = None) -> Path | None:
         if is_checkout(folder):
             return folder
     return None
+
+
+# --- the committed trees: one name for each generated file ---------------------------------------
+
+WSL_BASH = "install.sh"
+WSL_POWERSHELL = "setup.ps1"
+WINDOWS_SCRIPT = "setup.ps1"
+STALE_GLOBS = ("dockerfiles/*/*/Dockerfile", "wsl/*/*", "windows/*/*")  # what a full render may leave stale
+
+
+def dockerfile_dir(target: Target) -> str:
+    """The build context of a target in the checkout: dockerfiles/ENV/OS."""
+    return f"dockerfiles/{target.env.name}/{target.os.name}"
+
+
+def dockerfile_relpath(target: Target) -> str:
+    return f"{dockerfile_dir(target)}/Dockerfile"
+
+
+def wsl_relpath(env: Env, name: str) -> str:
+    return f"wsl/{env.name}/{name}"
+
+
+def windows_relpath(env: Env) -> str:
+    return f"windows/{env.name}/{WINDOWS_SCRIPT}"
+
+
+def lock_name(target: Target, jupyter: bool = False) -> str:
+    """A Linux lock: ENV-pyX.Y[-jupyter].txt."""
+    return f"{target.env.name}-py{target.python}{'-jupyter' if jupyter else ''}.txt"
+
+
+def lock_path(target: Target, jupyter: bool = False, root: Path | None = None) -> Path:
+    return (root or locks_dir()) / lock_name(target, jupyter)
+
+
+def windows_lock_name(env: Env, python: str) -> str:
+    """A Windows lock: ENV-win-pyX.Y.txt (the Python line the Windows script installs)."""
+    return f"{env.name}-win-py{python}.txt"
+
+
+def windows_lock_path(env: Env, python: str, root: Path | None = None) -> Path:
+    return (root or locks_dir()) / windows_lock_name(env, python)

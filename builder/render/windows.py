@@ -15,7 +15,6 @@ from builder.render import lock, paths
 from builder.render.dockerfiles import PIP_VERSION, jinja_env, powershell_version, wheel_lib_dirs
 from builder.render.generated import Generated
 
-SCRIPT_NAME = "setup.ps1"
 HOOK_NAME = "tfenv-cuda-path.pth"
 # Where the guided route keeps the CUDA and cuDNN DLLs, relative to the venv.
 GUIDED_DLL_DIR = "tfenv/cuda/bin"
@@ -44,12 +43,8 @@ def supported(env: Env) -> bool:
     return env.cuda.windows is not None
 
 
-def lock_name(env: Env, python: str) -> str:
-    return f"{env.name}-win-py{python}.txt"
-
-
 def lock_path(matrix: Matrix, env: Env, root: Path | None = None) -> Path:
-    return (root or paths.locks_dir()) / lock_name(env, python_for(matrix, env))
+    return paths.windows_lock_path(env, python_for(matrix, env), root)
 
 
 def read_lock(matrix: Matrix, env: Env, root: Path | None = None) -> lock.Lock:
@@ -138,7 +133,7 @@ def context(matrix: Matrix, env: Env, locks_root: Path | None = None) -> dict:
         "python": python,
         "python_release": matrix.windows.python[python],
         "python_url": _python_url(matrix.windows.python[python]),
-        "lock_name": lock_name(env, python),
+        "lock_name": paths.windows_lock_name(env, python),
         "requirements": pins + nvidia,
         "pip_version": PIP_VERSION,
         "dlls": list(env.windows_dlls),
@@ -186,17 +181,13 @@ def _python_url(release: str) -> str:
     return f"https://www.python.org/downloads/release/python-{release.replace('.', '')}/"
 
 
-def relpath(env: Env) -> str:
-    return f"windows/{env.name}/{SCRIPT_NAME}"
-
-
 def render(matrix: Matrix, env: Env, locks_root: Path | None = None) -> Generated:
     values = context(matrix, env, locks_root)
     _no_quotes(values)
-    text = jinja_env("windows").get_template(SCRIPT_NAME + ".j2").render(**values)
+    text = jinja_env("windows").get_template(paths.WINDOWS_SCRIPT + ".j2").render(**values)
     if not text.isascii():  # Windows PowerShell 5.1 reads a BOM-less script as ANSI: keep it ASCII
-        raise WindowsScriptError(f"{SCRIPT_NAME} render has non-ASCII text: fix the template")
-    return Generated(relpath(env), text)
+        raise WindowsScriptError(f"{paths.WINDOWS_SCRIPT} render has non-ASCII text: fix the template")
+    return Generated(paths.windows_relpath(env), text)
 
 
 def render_all(matrix: Matrix, envs: list[str] | None = None) -> list[Generated]:

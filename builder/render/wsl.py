@@ -10,12 +10,9 @@ from pathlib import Path
 
 from builder.core.errors import TfenvError
 from builder.matrix.model import Env, Matrix, Target, unknown_name, version_key
-from builder.render import lock
+from builder.render import lock, paths
 from builder.render.dockerfiles import PIP_VERSION, jinja_env, powershell_version, wheel_lib_dirs
 from builder.render.generated import Generated
-
-BASH_NAME = "install.sh"
-POWERSHELL_NAME = "setup.ps1"
 
 # Meta packages that pull a Linux NVIDIA driver into WSL, which hides the Windows driver (docs/sources.md §5).
 _DRIVER_PACKAGES = re.compile(
@@ -102,22 +99,18 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
         "driver_min": driver_min(matrix, env),
         "wsl_driver_min": matrix.wsl.driver_min_windows,
         "windows_build_min": matrix.wsl.windows_build_min,
-        "bash_name": BASH_NAME,
+        "bash_name": paths.WSL_BASH,
     }
-
-
-def relpath(env: Env, name: str) -> str:
-    return f"wsl/{env.name}/{name}"
 
 
 def render(matrix: Matrix, env: Env, windows: bool = False, distro: str | None = None,
            locks_root: Path | None = None) -> Generated:
-    name = POWERSHELL_NAME if windows else BASH_NAME
+    name = paths.WSL_POWERSHELL if windows else paths.WSL_BASH
     jinja = jinja_env("wsl")
     text = jinja.get_template(name + ".j2").render(**context(matrix, env, distro, locks_root))
     if not text.isascii():  # Windows PowerShell 5.1 reads a BOM-less script as ANSI: keep it ASCII
         raise WslError(f"{name} render has non-ASCII text: fix the template")
-    return Generated(relpath(env, name), text, executable=not windows)
+    return Generated(paths.wsl_relpath(env, name), text, executable=not windows)
 
 
 def render_all(matrix: Matrix, envs: list[str] | None = None) -> list[Generated]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from builder.matrix import tags, validate
-from builder.render import dockerfiles
+from builder.render import dockerfiles, paths
 from tests.helpers import ROOT, invoke, tfenv
 
 MATRIX = validate.load(ROOT / "matrix.yaml")
@@ -116,7 +116,7 @@ def test_bake_target_matches_show_and_matrix(bake, env, os_name):
     assert resolved(base["tags"]) == variant["tags"]
     assert resolved(jupyter["tags"]) == variant["jupyter_tags"]
     for t in (base, jupyter):
-        assert t["context"] == dockerfiles.dockerfile_relpath(target).rsplit("/", 1)[0]
+        assert t["context"] == paths.dockerfile_relpath(target).rsplit("/", 1)[0]
         assert t["dockerfile"] == "Dockerfile"
         assert t["args"] == {"BASE_IMAGE": variant["base_image"]}
         assert tags.labels(target).items() <= t["labels"].items()

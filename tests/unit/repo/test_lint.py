@@ -26,10 +26,10 @@ def test_ruff():
 
 
 def test_hadolint_sees_every_target_of_the_matrix():
-    from builder.render import dockerfiles
+    from builder.render import paths
 
     linted = {p.relative_to(ROOT).as_posix() for p in DOCKERFILES}
-    assert linted == {dockerfiles.dockerfile_relpath(t) for t in matrix().targets()}
+    assert linted == {paths.dockerfile_relpath(t) for t in matrix().targets()}
 
 
 @pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
