@@ -105,8 +105,7 @@ def cli(ctx, matrix_path, debug):
 
 def main(argv=None):
     """Entry point: every problem becomes one line on stderr and a documented exit code, never a traceback."""
-    from builder.core import exitcodes
-    from builder.render import paths
+    from builder.core import exitcodes, paths
 
     paths.use_checkout(None)  # main() may run more than once in one process (tests)
     _tolerant_output()

@@ -23,7 +23,7 @@ def env_names_argument(f):
 
 def checkout_or(out: str | None, what: str) -> Path:
     """--out DIR, else the checkout tfenv runs from; one line when neither exists."""
-    from builder.render import paths
+    from builder.core import paths
 
     root = Path(out) if out else paths.checkout_root()
     if root is None:
@@ -34,8 +34,8 @@ def checkout_or(out: str | None, what: str) -> Path:
 def checkout_matrix(ctx: click.Context, checkout: Path | None):
     """The checkout's own matrix.yaml (and locks, templates) for drift checks, unless --matrix names one: a
     non-editable install carries its own copies, which are not what the committed files were made from."""
+    from builder.core import paths
     from builder.matrix import validate
-    from builder.render import paths
 
     given = ctx.find_root().obj.get("matrix_path")
     if checkout is not None and not given:

@@ -20,7 +20,7 @@ BAKE_FILE = "docker-bake.json"
 @click.pass_context
 def matrix_command(ctx, as_json, as_yaml, markdown):
     """Show the version matrix (a table, or --json/--yaml/--markdown)."""
-    from builder.matrix import describe
+    from builder.render import describe
 
     chosen = [flag for flag, on in (("--json", as_json), ("--yaml", as_yaml), ("--markdown", markdown)) if on]
     if len(chosen) > 1:
@@ -43,7 +43,7 @@ def matrix_command(ctx, as_json, as_yaml, markdown):
 @click.pass_context
 def show_command(ctx, env, os_name, repo, as_json):
     """Everything about one environment, with its image tags."""
-    from builder.matrix import describe
+    from builder.render import describe
 
     m = load_matrix(ctx)
     info = describe.env_dict(m, m.env(env), common.default_repo(repo) or m.image.repo, os_name)
@@ -62,7 +62,8 @@ def show_command(ctx, env, os_name, repo, as_json):
 @click.pass_context
 def render_command(ctx, envs, all_, os_name, out, check):
     """Render the Dockerfiles, WSL and Windows scripts from matrix.yaml (--check: fail on drift)."""
-    from builder.render import dockerfiles, generated, paths, windows, wsl
+    from builder.core import paths
+    from builder.render import dockerfiles, generated, windows, wsl
 
     if all_ and envs:
         raise TfenvError(f"--all renders every environment: drop --all or the names ({' '.join(envs)})")
@@ -96,8 +97,9 @@ def lock_command(ctx, envs, jupyter):
 
     In a folder with tfenv.yaml and no ENV: resolve the project's tfenv.lock again instead.
     """
+    from builder.core import paths
     from builder.project import config
-    from builder.render import lock, paths, windows
+    from builder.render import lock, windows
 
     if not envs and config.find() is not None:
         from builder.project import actions

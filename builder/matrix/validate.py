@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from builder.core import paths
 from builder.core.errors import TfenvError
 from builder.matrix.model import (
     Copy,
@@ -31,7 +32,6 @@ from builder.matrix.model import (
     unknown_name,
     version_key,
 )
-from builder.render import paths
 
 # --- validation helpers: each takes the key path so errors can say where ---------------------
 

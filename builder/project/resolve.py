@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.core import files
+from builder.core import paths as env_paths
 from builder.core.errors import TfenvError
 from builder.matrix.model import Matrix, Target
 from builder.project.config import Project
 from builder.render import lock as env_lock
-from builder.render import paths as env_paths
 
 normalize = env_lock.normalize
 

@@ -11,9 +11,9 @@ import json
 import re
 
 from builder.core.errors import TfenvError
+from builder.core.paths import dockerfile_dir
 from builder.matrix import tags
 from builder.matrix.model import Matrix, Target
-from builder.render.paths import dockerfile_dir
 
 # The Dockerfile's stage names (builder/templates/docker/Dockerfile.j2 and jupyter.j2).
 BASE_STAGE = "tensorflow"

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from builder.core import paths
 from builder.matrix import tags
 from builder.matrix.model import Matrix, Target
-from builder.render import lock, paths
+from builder.render import lock
 from builder.render.generated import Generated
 
 # pip in each venv is upgraded to this release first: bionic's venv pip (9.x) cannot install

@@ -14,10 +14,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder.core import files
+from builder.core import files, paths
 from builder.core.errors import TfenvError
 from builder.matrix.model import Matrix, Target
-from builder.render import paths
 
 
 class LockError(TfenvError):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from builder.core import paths
 from builder.core.errors import TfenvError
 from builder.matrix.model import Env, Matrix
-from builder.render import lock, paths
+from builder.render import lock
 from builder.render.dockerfiles import PIP_VERSION, jinja_env, powershell_version, wheel_lib_dirs
 from builder.render.generated import Generated
 

@@ -16,8 +16,7 @@ import pytest
 import yaml
 
 from builder import cli
-from builder.core import exitcodes
-from builder.render import paths
+from builder.core import exitcodes, paths
 from tests.helpers import ROOT
 
 MATRIX = yaml.safe_load((ROOT / "matrix.yaml").read_text(encoding="utf-8"))

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from builder import cli
-from builder.core import config, exitcodes, files, references
+from builder.core import config, exitcodes, files, paths, references
 from builder.core.errors import TfenvError
 from builder.matrix import model, validate
-from builder.render import lock, paths
+from builder.render import lock
 from tests import helpers
 from tests.helpers import ROOT, matrix
 
@@ -47,7 +47,7 @@ def quiet_env(tmp_path, monkeypatch):
 
 
 def test_internal_error_is_one_line_and_exit_70(monkeypatch, capsys):
-    from builder.matrix import describe
+    from builder.render import describe
 
     def boom(*a, **kw):
         raise ZeroDivisionError("a bug")

@@ -210,8 +210,7 @@ WORDS = ["run", "ps", "stop", "build", "test", "base", "config", "doctor", "expl
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6))
 def test_any_command_line_ends_with_a_documented_status(tmp_path_factory, monkeypatch, capsys, argv):
-    from builder.core import exitcodes
-    from builder.render import paths
+    from builder.core import exitcodes, paths
 
     work = tmp_path_factory.mktemp("argv")
     monkeypatch.chdir(work)

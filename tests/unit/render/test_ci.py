@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from builder.core import paths
 from builder.matrix import tags, validate
-from builder.render import dockerfiles, paths
+from builder.render import dockerfiles
 from tests.helpers import ROOT, invoke, tfenv
 
 MATRIX = validate.load(ROOT / "matrix.yaml")

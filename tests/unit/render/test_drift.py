@@ -39,7 +39,7 @@ def test_stale_render_is_drift(checkout_copy):
 def test_readme_matrix_table_is_the_generated_one():
     """The README's table is derived from matrix.yaml too: regenerate it with `tfenv matrix --markdown`."""
 
-    from builder.matrix import describe
+    from builder.render import describe
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start = readme.index("\n", readme.index("<!-- matrix table:")) + 1

@@ -26,7 +26,7 @@ def test_ruff():
 
 
 def test_hadolint_sees_every_target_of_the_matrix():
-    from builder.render import paths
+    from builder.core import paths
 
     linted = {p.relative_to(ROOT).as_posix() for p in DOCKERFILES}
     assert linted == {paths.dockerfile_relpath(t) for t in matrix().targets()}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from builder.core import paths
 from builder.matrix import tags
 from builder.matrix.model import Env, Matrix
-from builder.render import paths
 
 
 def target_dict(m: Matrix, env: Env, os_name: str, repo: str) -> dict:

@@ -8,10 +8,6 @@ wheel carries copies under builder/_data (see pyproject.toml), so an installed t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from builder.matrix.model import Env, Target
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # builder/
 
@@ -85,6 +81,7 @@ def checkout_root(start: Path | None = None) -> Path | None:
 
 
 # --- the committed trees: one name for each generated file ---------------------------------------
+# `target` is a builder.matrix.model.Target, `env` an Env (not imported: the matrix stands above this room).
 
 WSL_BASH = "install.sh"
 WSL_POWERSHELL = "setup.ps1"
@@ -92,36 +89,36 @@ WINDOWS_SCRIPT = "setup.ps1"
 STALE_GLOBS = ("dockerfiles/*/*/Dockerfile", "wsl/*/*", "windows/*/*")  # what a full render may leave stale
 
 
-def dockerfile_dir(target: Target) -> str:
+def dockerfile_dir(target) -> str:
     """The build context of a target in the checkout: dockerfiles/ENV/OS."""
     return f"dockerfiles/{target.env.name}/{target.os.name}"
 
 
-def dockerfile_relpath(target: Target) -> str:
+def dockerfile_relpath(target) -> str:
     return f"{dockerfile_dir(target)}/Dockerfile"
 
 
-def wsl_relpath(env: Env, name: str) -> str:
+def wsl_relpath(env, name: str) -> str:
     return f"wsl/{env.name}/{name}"
 
 
-def windows_relpath(env: Env) -> str:
+def windows_relpath(env) -> str:
     return f"windows/{env.name}/{WINDOWS_SCRIPT}"
 
 
-def lock_name(target: Target, jupyter: bool = False) -> str:
+def lock_name(target, jupyter: bool = False) -> str:
     """A Linux lock: ENV-pyX.Y[-jupyter].txt."""
     return f"{target.env.name}-py{target.python}{'-jupyter' if jupyter else ''}.txt"
 
 
-def lock_path(target: Target, jupyter: bool = False, root: Path | None = None) -> Path:
+def lock_path(target, jupyter: bool = False, root: Path | None = None) -> Path:
     return (root or locks_dir()) / lock_name(target, jupyter)
 
 
-def windows_lock_name(env: Env, python: str) -> str:
+def windows_lock_name(env, python: str) -> str:
     """A Windows lock: ENV-win-pyX.Y.txt (the Python line the Windows script installs)."""
     return f"{env.name}-win-py{python}.txt"
 
 
-def windows_lock_path(env: Env, python: str, root: Path | None = None) -> Path:
+def windows_lock_path(env, python: str, root: Path | None = None) -> Path:
     return (root or locks_dir()) / windows_lock_name(env, python)
