@@ -29,4 +29,12 @@ def facts_from_matrix(matrix: Matrix) -> dict:
             envs[env.name]["windows_sonames"] = list(env.windows_dlls)
             envs[env.name]["windows_optional"] = list(env.windows_optional_dlls)
     cuda = {v: {"full": s.full, "driver_min": dict(s.driver_min)} for v, s in matrix.cuda.items()}
-    return {"schema": 1, "envs": envs, "cuda": cuda}
+    for v, s in matrix.cuda.items():
+        # TF 2.2 on Windows with CUDA 10.2: the DLLs the setup script copies under the names TF asks for
+        if s.windows and s.windows.copies:
+            cuda[v]["windows_copies"] = [{"from": c.source, "to": c.to} for c in s.windows.copies]
+    out = {"schema": 1, "envs": envs, "cuda": cuda}
+    if matrix.wsl:
+        out["wsl"] = {"windows_build_min": matrix.wsl.windows_build_min,
+                      "driver_min_windows": matrix.wsl.driver_min_windows}
+    return out

@@ -32,7 +32,9 @@ CASES = [
     ("tf24-cusolver-win", fail("cusolver64_10.dll", "cusolver64_10.dll not found"), "tf24-cusolver",
      "cusolver64_11.dll"),
     ("wsl2-libcuda", "Linux PC 5.10.16.3-microsoft-standard-WSL2 #1 SMP\n" + fail("libcuda.so.1"),
-     "libcuda-missing", "/usr/lib/wsl/lib"),
+     "wsl-lib-path", "/usr/lib/wsl/lib"),
+    ("linux-libcuda", "name: Tesla T4 computeCapability: 7.5\n" + fail("libcuda.so.1"), "libcuda-missing",
+     "install the NVIDIA driver"),
     ("wsl-list-v1", "  NAME            STATE           VERSION\n* Ubuntu-20.04    Running         1\n"
      + fail("libcuda.so.1"), "wsl1", "wsl --set-version"),
     ("wsl-prompt-linux-driver", "me@DESKTOP-AB12CD3:~$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't "
@@ -56,9 +58,9 @@ CASES = [
     ("win-avx-dll-init", "ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed.",
      "cpu-no-avx", "AVX"),
     ("win-pywrap", "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module "
-     "could not be found.\n\nFailed to load the native TensorFlow runtime.", "dll-load-failed-other",
+     "could not be found.\n\nFailed to load the native TensorFlow runtime.", "msvc-runtime",
      "Visual C++ Redistributable"),
-    ("win-32bit", "ImportError: DLL load failed: %1 is not a valid Win32 application.", "dll-load-failed-other",
+    ("win-32bit", "ImportError: DLL load failed: %1 is not a valid Win32 application.", "python-unsupported",
      "64-bit Python"),
     ("store-python", "File \"C:\\Users\\me\\AppData\\Local\\Packages\\PythonSoftwareFoundation.Python.3.9_qbz5n2kfra8p0"
      "\\LocalCache\\local-packages\\Python39\\site-packages\\tensorflow\\python\\pywrap_tensorflow.py\", line 64\n"
@@ -72,7 +74,7 @@ CASES = [
      "TensorRT", "no-gpu-harmless", "TF-TRT"),
     ("cublas-init", "E tensorflow/stream_executor/cuda/cuda_blas.cc:226] failed to create cublas handle: "
      "CUBLAS_STATUS_NOT_INITIALIZED\ntensorflow.python.framework.errors_impl.InternalError: Blas GEMM launch failed",
-     "cudnn-init-failed", "set_memory_growth"),
+     "cublas-init-failed", "set_memory_growth"),
     ("oom", "ResourceExhaustedError: OOM when allocating tensor with shape[256,512,28,28] and type float on "
      "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc", "gpu-out-of-memory", "batch"),
     ("numpy-alias", "AttributeError: module 'numpy' has no attribute 'object'.", "numpy2", "numpy<1.24"),
@@ -99,6 +101,59 @@ CASES = [
     ("dso-mismatch", "E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:313] kernel version 460.91.3 does not "
      "match DSO version 470.57.2 -- cannot find working devices in this configuration", "driver-dso-mismatch",
      "reboot"),
+]
+
+# Docker, the NVIDIA container toolkit, WSL's own messages and the driver API: (case id, log, top, fix word)
+CASES += [
+    ("docker-no-runtime", 'docker: Error response from daemon: could not select device driver "" with capabilities: '
+     "[[gpu]].", "container-toolkit-missing", "nvidia-ctk runtime configure"),
+    ("docker-runtime-name", "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+     "container-toolkit-missing", "--gpus all"),
+    ("docker-desktop", 'PS C:\\Users\\me> docker run --gpus all nvidia/cuda nvidia-smi\ndocker: Error response from '
+     'daemon: could not select device driver "" with capabilities: [[gpu]].', "container-toolkit-missing",
+     "WSL 2 based engine"),
+    ("docker-old", "unknown flag: --gpus\nSee 'docker run --help'.", "docker-too-old", "19.03"),
+    ("compose-old", "ERROR: The Compose file './docker-compose.yml' is invalid because:\nUnsupported config option "
+     "for services.tf: 'runtime'", "docker-too-old", "deploy.resources.reservations.devices"),
+    ("nvc-cuda-requirement", "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.2, please "
+     "update your driver to a newer version, or use an earlier cuda container: unknown.", "container-driver-too-old",
+     "460.32.03"),
+    ("nvc-nvml-driver", "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
+     "container-no-host-driver", "nvidia-smi"),
+    ("nvc-load-library", "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: "
+     "cannot open shared object file: no such file or directory: unknown.", "container-no-host-driver", "snap"),
+    ("nvml-lost", "$ docker exec -it tf nvidia-smi\nFailed to initialize NVML: Unknown Error",
+     "container-nvml-lost", "create-dev-char-symlinks"),
+    ("jetson", "docker run --runtime nvidia nvcr.io/nvidia/l4t-tensorflow:r32.7.1-tf2.7-py3\nOSError: "
+     "libcurand.so.10: cannot open shared object file: No such file or directory", "jetson-container",
+     "nv_tegra_release"),
+    ("wsl-symlink", "Processing triggers for libc-bin (2.31-0ubuntu9.9) ...\n/sbin/ldconfig.real: "
+     "/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link", "wsl-libcuda-symlink", "mklink"),
+    ("wsl-blocked", "Linux PC 5.15.90.1-microsoft-standard-WSL2 #1 SMP\n$ nvidia-smi\nFailed to initialize NVML: GPU "
+     "access blocked by the operating system", "wsl-gpu-unavailable", "WDDM"),
+    ("wsl-smi-path", "Welcome to Ubuntu 20.04 LTS (GNU/Linux 5.10.16.3-microsoft-standard-WSL2 x86_64)\n$ nvidia-smi\n"
+     "nvidia-smi: command not found", "wsl-lib-path", "export PATH"),
+    ("numa", "I tensorflow/compiler/xla/stream_executor/cuda/cuda_gpu_executor.cc:981] could not open file to read "
+     "NUMA node: /sys/bus/pci/devices/0000:01:00.0/numa_node\nYour kernel may have been built without NUMA support.",
+     "numa-harmless", "harmless"),
+    ("cuinit-unknown", "E tensorflow/stream_executor/cuda/cuda_driver.cc:491] failed call to cuInit: "
+     "CUDA_ERROR_UNKNOWN", "cuinit-error", "nvidia_uvm"),
+    ("cuinit-busy", "E tensorflow/stream_executor/cuda/cuda_driver.cc:328] failed call to cuInit: "
+     "CUDA_ERROR_DEVICES_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable", "cuinit-error",
+     "nvidia-smi -c 0"),
+    ("cc30-ignored", "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1283] Ignoring visible gpu device (device: 0, "
+     "name: Quadro K2000M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The "
+     "minimum required Cuda capability is 3.5.", "gpu-too-old", "TF_CUDA_COMPUTE_CAPABILITIES=3.0"),
+    ("ngc-driver-check", "ERROR: This container was built for NVIDIA Driver Release 455.23 or later, but\n"
+     "       version 450.66 was detected and compatibility mode is UNAVAILABLE.", "driver-too-old", "455.23"),
+    ("factory-twice", "E0000 00:00:1744015772.625537 3982776 cuda_dnn.cc:8579] Unable to register cuDNN factory: "
+     "Attempting to register factory for plugin cuDNN when one has already been registered", "cuda-factory-harmless",
+     "TF_CPP_MIN_LOG_LEVEL"),
+    ("numpy-old", ">>> import tensorflow as tf\nRuntimeError: module compiled against API version 0xe but this "
+     "version of numpy is 0xd\nImportError: numpy.core.multiarray failed to import", "numpy-too-old", "numpy>=1.16"),
+    ("tf1-cudnn-newer", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:396] Loaded runtime CuDNN library: 7102 "
+     "(compatibility version 7100) but source was compiled with 7005 (compatibility version 7000).",
+     "cudnn-version-mismatch", "cuDNN 7.0"),
 ]
 
 # Lines that look close to a problem but are none: nothing may be recognised.
@@ -165,7 +220,7 @@ def test_no_driver_at_all_explains_the_missing_runtime_too(facts):
     assert [f.id for f in diagnose.explain(log, facts).findings] == ["no-gpu-harmless", "missing-cuda-runtime"]
     # The same in WSL2, where the GPU comes from the Windows driver: nothing harmless about it.
     wsl = "Linux PC 5.10.16.3-microsoft-standard-WSL2 #1 SMP\n"
-    assert [f.id for f in diagnose.explain(wsl + log, facts).findings] == ["missing-cuda-runtime", "libcuda-missing"]
+    assert [f.id for f in diagnose.explain(wsl + log, facts).findings] == ["wsl-lib-path", "missing-cuda-runtime"]
 
 
 def test_quoted_evidence_is_the_message_without_paste_decoration(facts):
@@ -182,3 +237,20 @@ def test_overrides_win_over_inference(facts):
     ctx = result.context
     assert (ctx.platform.value, ctx.tf.value, ctx.cuda_present.value, ctx.envs) == ("windows", "2.4", "11.0", ["tf24"])
     assert "PATH" in result.findings[0].fix and "cuDNN 8.0" in result.findings[0].title
+
+
+def test_a_fatal_line_outranks_notes_and_is_never_harmless(facts):
+    """An `F` line ends the process: what explains it comes first, and a harmless note never sums the log up."""
+    numa = ("I tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:937] successful NUMA node read from SysFS had "
+            "negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero\n")
+    fatal = ("2021-01-01 00:00:00.000000: F tensorflow/stream_executor/cuda/cuda_dnn.cc:534] Check failed: "
+             "cudnnSetTensorNdDescriptor(handle_.get(), elem_type, nd, dims.data(), strides.data()) == "
+             "CUDNN_STATUS_SUCCESS (3 vs. 0)\nAborted (core dumped)")
+    result = diagnose.explain(numa + fail("libnvinfer.so.7") + "\n" + fatal, facts)
+    assert result.fatal_lines == [3, 4]
+    assert not result.explained or not all(f.harmless for f in result.findings)
+    assert "fatal" in diagnose.format_text(result).lower()
+    oom = "ResourceExhaustedError: OOM when allocating tensor with shape[256,512]\n"
+    cudnn = ("F tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: "
+             "CUDNN_STATUS_INTERNAL_ERROR")
+    assert [f.id for f in diagnose.explain(oom + cudnn, facts).findings][:1] == ["cudnn-init-failed"]
