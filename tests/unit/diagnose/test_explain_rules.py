@@ -4,14 +4,12 @@ registry has a case here, so a new rule cannot land untested."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from builder import diagnose
 from builder.diagnose import rules
 from builder.matrix.facts import facts_from_matrix
-from tests.helpers import matrix
+from tests.helpers import ROOT, matrix
 
 DSO = "2021-01-01 00:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] "
 
@@ -269,11 +267,11 @@ def test_a_fatal_line_outranks_notes_and_is_never_harmless(facts):
 
 def test_tf22_on_windows_with_cuda_102_gets_the_copy_the_setup_script_makes(facts):
     """One fact, one answer: matrix.yaml's copy (cuda.10.2.windows.copies) is the fix, as windows/tf22/setup.ps1."""
-    copy = next(c for c in matrix.load().cuda["10.2"].windows.copies if c.to == "cudart64_101.dll")
+    copy = next(c for c in matrix().cuda["10.2"].windows.copies if c.to == "cudart64_101.dll")
     log = "\n".join(fail(name, name + " not found") for name in ("cudart64_101.dll", "cublas64_10.dll"))
     top = diagnose.explain(log, facts, tf="2.2", cuda="10.2").findings[0]
     assert top.id == "missing-cuda-runtime"
     assert f"`{copy.source}` as `{copy.to}`" in top.fix and "no other release" not in top.cause
-    assert copy.source in (Path(__file__).parents[2] / "windows" / "tf22" / "setup.ps1").read_text(encoding="utf-8")
+    assert copy.source in (ROOT / "windows" / "tf22" / "setup.ps1").read_text(encoding="utf-8")
     # without CUDA 10.2 installed the answer stays the CUDA 10.1 install
     assert "CUDA 10.1 toolkit" in diagnose.explain(log, facts, tf="2.2").findings[0].fix

@@ -8,17 +8,16 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from pathlib import Path
 
 import pytest
 import yaml
 
-from builder import diagnose, matrix
+from builder import diagnose
 from builder.diagnose import i18n
-from builder.facts import facts_from_matrix
+from builder.matrix.facts import facts_from_matrix
+from tests.helpers import ROOT, UNIT, matrix
 
-ROOT = Path(__file__).resolve().parents[2]
-CORPUS = sorted((ROOT / "tests" / "unit" / "explain_corpus").glob("[0-9]*.yaml"))
+CORPUS = sorted((UNIT / "explain_corpus").glob("[0-9]*.yaml"))
 INNERMOST = re.compile("\u27e6[^\u27e6\u27e7]*\u27e7")
 SEPARATORS = re.compile(r"^[\s;:.,()\[\]0-9]*$")
 
@@ -50,7 +49,7 @@ def test_english_is_the_message_itself():
 
 
 def test_every_printed_sentence_is_a_message(pseudo):
-    facts = facts_from_matrix(matrix.load())
+    facts = facts_from_matrix(matrix())
     seen = 0
     for path in CORPUS:
         case = yaml.safe_load(path.read_text(encoding="utf-8"))
