@@ -61,5 +61,12 @@ def check(log, ctx):
         "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" if "ompat" in text else DEFAULT)
     cause = t("The CUDA driver refused to initialise ({name}); the driver library loaded, so the NVIDIA driver is "
               "installed, but its kernel side is not usable right now.", name=name)
+    fix = t(FIXES[name])
+    if name == "CUDA_ERROR_UNKNOWN" and ctx.wsl:  # no nvidia_uvm module in WSL: the Windows side it is
+        fix = t("in WSL 2 the kernel side is the Windows driver: run `wsl --shutdown` in Windows and start again, "
+                "then update the NVIDIA Windows driver and WSL (`wsl --update`) if it persists")
+    elif name == "CUDA_ERROR_UNKNOWN" and ctx.windows:
+        fix = t("restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it persists, "
+                "reinstall the NVIDIA driver with a clean install")
     return Finding(ID, t("cuInit failed: {name}", name=name), lines(evidence + log.all("modprobe_error")[:1]), cause,
-                   t(FIXES[name]), "", rank=27, supersedes=("no-gpu-visible", "no-gpu-harmless"))
+                   fix, "", rank=27, supersedes=("no-gpu-visible", "no-gpu-harmless"))
