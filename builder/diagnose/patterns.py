@@ -234,8 +234,9 @@ CONTAINER = [
                            "unsatisfied condition:")),
     ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
                      r"error: ([^\n\\\"]{0,200})", "nvidia-container-cli: ")),
-    ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-cli): (?:no such file or directory|"
-                            r"executable file not found)", "nvidia-container-runtime-hook:", "nvidia-container-cli:")),
+    ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-cli)\\{0,3}\"?: (?:no such file or "
+                            r"directory|executable file not found)", "nvidia-container-runtime-hook",
+                            "nvidia-container-cli:")),
     ("compose_gpu_key", _p(r"(Unsupported config option for services\.[\w.-]{1,60}: '(?:runtime|gpus|device_requests)'|"
                            r"Additional propert(?:y|ies) [^\n]{0,60}'(?:devices|gpus|device_requests|capabilities)'"
                            r"[^\n]{0,40}(?:is not allowed|was unexpected))",
