@@ -69,4 +69,5 @@ def check(log, ctx):
         fix = t("restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it persists, "
                 "reinstall the NVIDIA driver with a clean install")
     return Finding(ID, t("The CUDA driver failed to start: {name}", name=name),
-                   lines(evidence + log.all("modprobe_error")[:1]), cause, fix, "", rank=27, supersedes=("no-gpu-visible", "no-gpu-harmless"))
+                   lines(evidence + log.all("modprobe_error")[:1]), cause, fix, "", rank=27,
+                   supersedes=("no-gpu-visible", "no-gpu-harmless"))
