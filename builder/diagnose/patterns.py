@@ -305,9 +305,10 @@ DRIVER = [
 # absl log_message; the shell's and Python's own words for a crash).
 FATAL = [
     ("fatal", _p(r"(?m)((?:\] |: |^)F(?:\d{4} [\d:.]{8,30}\s{1,8}\d{1,8})?\s{1,4}[\w/.-]{1,160}\.cc:\d{1,5}\]"
-                 r"[^\n]{0,160}|Check failed: [^\n]{0,160}|Aborted \(core dumped\)|Segmentation fault[^\n]{0,40}|"
-                 r"Fatal Python error: [^\n]{0,80})",
-                 ": F ", "] F ", "F tensorflow/", "F external/", "F0000 ", "Check failed", "Aborted (core dumped)",
+                 r"[^\n]{0,160}|Check failed: [^\n]{0,160}|Aborted \(core dumped\)|^Aborted\s*$|"
+                 r"Segmentation fault[^\n]{0,40}|Fatal Python error: [^\n]{0,80}|"
+                 r"exit code -10737\d{5} \(0xC0000(?:005|409|374)\))",
+                 ": F ", "] F ", "F tensorflow/", "F external/", "F0000 ", "Check failed", "Aborted", "(0xC0000",
                  "Segmentation fault", "Fatal Python error")),
 ]
 
