@@ -13,14 +13,14 @@ _META = re.compile(r"[\\.^$*+?{}\[\]|()]")
 
 def _p(pattern, *needles, **options):
     """A pattern and the literals one of which its line must contain (default: the pattern's literal start).
-    The text is scanned for needles with str.find and the pattern runs on those lines only; span=True lets a
-    match run on into the next line (a paste that wrapped the message)."""
+    The text is scanned for needles with str.find and the pattern runs on those lines only; span=N lets a
+    match run on into the next N lines (True: one; a paste that wrapped the message)."""
     if not needles:
         literal = pattern[: _META.search(pattern).start()] if _META.search(pattern) else pattern
         if len(literal) < 4:
             raise ValueError("name the needles of " + pattern)
         needles = (literal,)
-    return re.compile(pattern), needles, bool(options.get("span"))
+    return re.compile(pattern), needles, int(options.get("span") or 0)
 
 
 _CI = ("hostedtoolcache", "##[error]", "/home/runner/work/", "/home/travis/")
@@ -99,8 +99,9 @@ PATTERNS = [
     ("gpu_none", _p(r"(GPU is NOT AVAILABLE|GPU (?:is )?not available|Num GPUs Available:?\s*0\b|"
                     r"No GPU (?:found|detected)|GPU[\w ]{0,20}(?:[Aa]vailable|devices|list)\??:? ?\[\])",
                     'GPU is NOT', 'GPU not available', 'GPU is not available', 'GPUs Available', 'No GPU ', ': []')),
-    ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*\n(?:>>> )?\[\]", "list_physical_devices(",
-                    span=True)),
+    # `print(tf.config.list_physical_devices('GPU'))` answered by `[]`, perhaps after a version line
+    ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)[^\n]{0,120}\n(?:[^\n]{0,40}\n)?(?:>>> )?\[\]",
+                    "list_physical_devices(", span=2)),
     ("ci", _p(r"(/opt/hostedtoolcache|##\[error\]|/home/runner/work/|/home/travis/)", *_CI)),
     ("gpus_available", _p(r"Num GPUs Available:?\s*(\d+)", 'GPUs Available')),
     # cuDNN
@@ -210,6 +211,9 @@ PATTERNS = [
                       *_TF_NEEDLES)),
     ("tf_version", _p(r"tf\.__version__[^\n]{0,10}?\n?[^\n]{0,10}?'?(\d\.\d{1,2}\.\d{1,2})\b", "__version__",
                       span=True)),
+    # a command printing tf.__version__ among other things, answered by a bare version line
+    ("tf_version", _p(r"tf\.__version__[^\n]{0,200}\n\s{0,4}'?(\d\.\d{1,2}\.\d{1,2})'?\s*(?:\n|$)", "__version__",
+                      span=1)),
     # `pip show tensorflow`: "Name: tensorflow" then "Version: 2.12.0"
     ("tf_version", _p(r"Name: tensorflow[\w-]{0,12}\s*\n[^\n]{0,8}Version: (\d\.\d{1,2}(?:\.\d{1,2})?)\b",
                       span=True)),
