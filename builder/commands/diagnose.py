@@ -59,7 +59,7 @@ def _doctor(ctx, env_name, as_json, do_import, write_standalone, write_facts):
         raise TfenvError(str(exc)) from None
     click.echo(doctor.format_json(report) if as_json else doctor.format_text(report, facts), nl=False)
     if report.failed:
-        raise ChecksFailed(f"{len(report.failed)} doctor check(s) failed; the fixes are above")
+        raise ChecksFailed(i18n.t("{count} doctor check(s) failed; the fixes are above", count=len(report.failed)))
 
 
 @click.command("explain")
