@@ -67,8 +67,9 @@ def _windows_ui_language():
 
 
 def set_language(language):
-    """Use `language`'s catalogue from now on ('en', or one of LANGUAGES); unknown languages fall back to English."""
-    _current[0] = language if language in LANGUAGES else "en"
+    """Use `language`'s catalogue from now on (one of LANGUAGES, or a catalogue a test put into CATALOGS); unknown
+    languages fall back to English."""
+    _current[0] = language if language in LANGUAGES or language in CATALOGS else "en"
 
 
 def language():
