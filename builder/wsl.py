@@ -12,10 +12,15 @@ from builder import lock
 from builder.errors import TfenvError
 from builder.generated import Generated
 from builder.matrix import Env, Matrix, Target, unknown_name, version_key
-from builder.render import PIP_VERSION, jinja_env, powershell_version, wheel_lib_dirs
+from builder.render import PIP_VERSION, exit_codes, jinja_env, powershell_version, wheel_lib_dirs
 
 BASH_NAME = "install.sh"
 POWERSHELL_NAME = "setup.ps1"
+
+# Windows variables setup.ps1 hands to install.sh through WSLENV (/u: Windows to WSL only; /p: a path,
+# translated): the pip index and CA bundle, and the proxy. Nothing that turns TLS verification off.
+WSLENV_VARIABLES = ("PIP_INDEX_URL/u", "PIP_EXTRA_INDEX_URL/u", "PIP_CERT/up", "HTTPS_PROXY/u", "HTTP_PROXY/u",
+                    "NO_PROXY/u")
 
 # Meta packages that pull a Linux NVIDIA driver into WSL, which hides the Windows driver (docs/sources.md §5).
 _DRIVER_PACKAGES = re.compile(
@@ -103,6 +108,8 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
         "wsl_driver_min": matrix.wsl.driver_min_windows,
         "windows_build_min": matrix.wsl.windows_build_min,
         "bash_name": BASH_NAME,
+        "exit_codes": exit_codes("wsl"),
+        "wslenv": list(WSLENV_VARIABLES),
     }
 
 

@@ -222,11 +222,21 @@ EOF
 
 # --- helpers --------------------------------------------------------------------------------------
 
+proxy_env() {  # the proxy settings as NAME=VALUE words, for sudo (which drops them) and apt (which reads lower case)
+  local name value
+  for name in http_proxy https_proxy no_proxy; do
+    value=$(printenv "$name" || printenv "${name^^}" || true)
+    if [ -n "$value" ]; then printf '%s=%s\n' "$name" "$value"; fi
+  done
+}
+
 as_root() {
+  local -a proxies=()
+  mapfile -t proxies < <(proxy_env)
   if [ "$(id -u)" = 0 ]; then
-    "$@"
+    env ${proxies[@]+"${proxies[@]}"} "$@"
   elif command -v sudo >/dev/null 2>&1; then
-    sudo "$@"
+    sudo env ${proxies[@]+"${proxies[@]}"} "$@"
   else
     die "this step needs root and there is no sudo: run the script as root (wsl -u root) or install sudo"
   fi
@@ -374,7 +384,16 @@ check_python() {
   fi
 }
 
+check_pip_settings() {
+  # setup.ps1 hands Windows' PIP_INDEX_URL, PIP_CERT (its path translated) and proxy through WSLENV; say what arrived.
+  if [ -n "${PIP_CERT:-}" ] && [ ! -f "$PIP_CERT" ]; then
+    problem "PIP_CERT=$PIP_CERT is not a file inside WSL: put the CA bundle where WSL sees it (a Windows path is translated by setup.ps1, e.g. /mnt/c/...), then run this script again"
+  fi
+  say "pip: index ${PIP_INDEX_URL:-the one pip.conf or pip names}${PIP_EXTRA_INDEX_URL:+, extra index $PIP_EXTRA_INDEX_URL}${PIP_CERT:+, CA bundle $PIP_CERT}$(proxy_env | sed -n 's/^https_proxy=/, proxy /p')"
+}
+
 preflight() {
+  check_pip_settings
   check_wsl2
   check_windows_driver
   check_no_linux_driver
