@@ -180,7 +180,8 @@ def _toolkit_cudart(env: Env) -> str:
 
 def _no_quotes(values: dict) -> None:
     """The script puts matrix and lock values into single-quoted PowerShell strings: a quote would end one."""
-    for key in ("requirements", "dlls", "cudnn_dlls", "optional_dlls", "vc_runtime", "hook_dirs", "installer_components",
+    for key in ("requirements", "dlls", "cudnn_dlls", "optional_dlls", "vc_runtime", "hook_dirs",
+                "installer_components",
                 "installer_dll_dirs", "cudnn_zip", "installer_url", "copies"):
         items = values[key] if isinstance(values[key], list) else [values[key]]
         for item in items:

@@ -288,7 +288,8 @@ def rule_tls12(text: str, code: str, nocomment: str) -> list[Finding]:
         scope = nocomment[:m.start()] + (nocomment[m.start():block[1]] if block else "")
         if not re.search(r"(?i)SecurityProtocol\s*=[^\n]*Tls12", scope):
             found.append(Finding("tls12", _line(code, m.start()), f"{m.group(0)} without TLS 1.2: set "
-                                 "[Net.ServicePointManager]::SecurityProtocol with -bor [Net.SecurityProtocolType]::Tls12 first"))
+                                 "[Net.ServicePointManager]::SecurityProtocol with -bor "
+                                 "[Net.SecurityProtocolType]::Tls12 first"))
     return found
 
 
@@ -324,7 +325,8 @@ def rule_start_process_quoting(text: str, code: str, nocomment: str) -> list[Fin
         m = re.search(r"(?i)\bStart-Process\b.*?-ArgumentList\s+(.*)", statement)
         if m and "$" in m.group(1) and not re.search(r"(?i)ConvertTo-CommandLine", m.group(1)):
             found.append(Finding("start-process-quoting", _line(code, start + m.start()),
-                                 "Start-Process -ArgumentList with variables: quote each argument (ConvertTo-CommandLine)"))
+                                 "Start-Process -ArgumentList with variables: quote each argument "
+                                 "(ConvertTo-CommandLine)"))
     return found
 
 
@@ -332,6 +334,22 @@ RULES = [rule_ps7_syntax, rule_psscriptroot_in_param, rule_native_stderr_under_s
          rule_write_without_encoding, rule_non_ascii, rule_web_request, rule_no_profile, rule_exit_code_1,
          rule_program_files_32bit, rule_tls12, rule_console_encoding_restore, rule_native_progress_pipe,
          rule_start_process_quoting]
+
+
+def functions(text: str) -> dict[str, tuple[int, str]]:
+    """Each top-level `function Name {` of a script: name -> (offset of its body, body with comments and strings
+    blanked). For tests that follow a script's calls (which functions -CheckOnly can reach, say)."""
+    text = text.replace("\r\n", "\n")
+    code = mask(text)
+    out = {}
+    for m in re.finditer(r"(?m)^function ([\w-]+) \{", code):
+        depth, i = 0, m.end() - 1
+        for i in range(m.end() - 1, len(code)):
+            depth += {"{": 1, "}": -1}.get(code[i], 0)
+            if depth == 0:
+                break
+        out[m.group(1)] = (m.end(), code[m.end():i])
+    return out
 
 
 def lint(text: str) -> list[Finding]:

@@ -77,12 +77,14 @@ GOOD = [
     "exit 0\n",
     "Stop-Setup -Code $Exit.ChecksFailed -Message 'the checks failed'\nexit 12\n",
     "$pf = if ($env:ProgramW6432) { $env:ProgramW6432 } else { $env:ProgramFiles }\n",
-    "function Get-Pf {\n    if ($env:ProgramW6432) {\n        return $env:ProgramW6432\n    }\n    return $env:ProgramFiles\n}\n",
+    "function Get-Pf {\n    if ($env:ProgramW6432) {\n        return $env:ProgramW6432\n    }\n"
+    "    return $env:ProgramFiles\n}\n",
     "[Net.ServicePointManager]::SecurityProtocol = [Net.ServicePointManager]::SecurityProtocol -bor "
     "[Net.SecurityProtocolType]::Tls12\nInvoke-WebRequest -UseBasicParsing -Uri $u -OutFile $f\n",
     "function Get-Out {\n    $saved = [Console]::OutputEncoding\n    try {\n        [Console]::OutputEncoding = $utf8\n"
     "        & $exe\n    } finally {\n        [Console]::OutputEncoding = $saved\n    }\n}\n",
-    "$p = Start-Process -FilePath $exe -ArgumentList (ConvertTo-CommandLine -Arguments @('-r', $file)) -NoNewWindow -Wait -PassThru\n",
+    "$p = Start-Process -FilePath $exe -ArgumentList (ConvertTo-CommandLine -Arguments @('-r', $file)) "
+    "-NoNewWindow -Wait -PassThru\n",
     "Start-Process -FilePath 'notepad.exe' -ArgumentList 'a.txt'\n",
     "Get-ChildItem | Out-Host\n",
 ]
