@@ -37,13 +37,22 @@ NEED_PYTHON=0
 PROBLEMS=0
 CHANGES=0
 TMP_FILES=()
+VENV_CREATED=0   # this run made the venv: a failure before it is complete removes it, so a rerun starts clean
+VENV_DONE=0
 
 say() { printf 'tfenv-wsl: %s\n' "$*"; }
 warn() { printf 'tfenv-wsl: warning: %s\n' "$*" >&2; }
 die() { printf 'tfenv-wsl: error: %s\n' "$1" >&2; exit "${2:-2}"; }
 problem() { printf 'tfenv-wsl: problem: %s\n' "$1" >&2; PROBLEMS=$((PROBLEMS + 1)); }
 changed() { say "$*"; CHANGES=$((CHANGES + 1)); }
-cleanup() { if [ -n "${TMP_FILES[*]-}" ]; then rm -f "${TMP_FILES[@]}"; fi; }
+cleanup() {
+  if [ -n "${TMP_FILES[*]-}" ]; then rm -f "${TMP_FILES[@]}"; fi
+  if [ "$VENV_CREATED" = 1 ] && [ "$VENV_DONE" = 0 ]; then
+    VENV_CREATED=0
+    printf 'tfenv-wsl: removing the unfinished venv %s\n' "$VENV" >&2
+    rm -rf -- "$VENV"
+  fi
+}
 trap cleanup EXIT
 trap 'cleanup; die "interrupted; nothing half-done is kept as done: run the script again" 130' INT TERM
 
@@ -302,6 +311,8 @@ check_python() {
     got=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
     if [ "$got" != "$PY" ]; then
       problem "$VENV holds a Python ${got:-that does not start}, not $PY: remove it (rm -rf $VENV) or pass --venv DIR"
+    elif ! PYTHONDONTWRITEBYTECODE=1 "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
+      problem "$VENV is unfinished or broken (its pip does not run): remove it (rm -rf $VENV) or pass --venv DIR, then run this script again"
     fi
   fi
 }
@@ -379,6 +390,7 @@ make_venv() {
     return 0
   fi
   mkdir -p "$(dirname "$VENV")"
+  [ -e "$VENV" ] || VENV_CREATED=1
   "python$PY" -m venv "$VENV" || die "python$PY -m venv $VENV failed: install python$PY-venv (sudo apt-get install python$PY-venv), remove $VENV, run again"
   changed "created the venv $VENV"
 }
@@ -560,6 +572,7 @@ main() {
   install_packages
   make_links
   write_activation
+  VENV_DONE=1  # complete: a failing final check keeps it (the next run checks again)
   if [ "$CHANGES" = 0 ]; then say "already installed: nothing changed"; else say "$CHANGES change(s) made"; fi
   final_checks
 }
