@@ -10,7 +10,7 @@
     failed update is a warning while WSL works); the distribution installed, on WSL 2, and starting.
     Then it runs install.sh (next to this script) inside the distribution, handing it the pip and proxy
     settings of Windows through WSLENV (PIP_INDEX_URL/u, PIP_EXTRA_INDEX_URL/u, PIP_CERT/up, HTTPS_PROXY/u, HTTP_PROXY/u, NO_PROXY/u; PIP_CERT's path translated),
-    since a non-interactive 'wsl -- bash' reads no ~/.bashrc. Never install a Linux NVIDIA driver inside
+    since a non-interactive 'wsl --exec bash' reads no ~/.bashrc. Never install a Linux NVIDIA driver inside
     WSL: the Windows driver is the only one WSL needs.
 
     Exit codes:
@@ -189,7 +189,10 @@ function Invoke-Wsl {
     try {
         $carried = @($WslEnvVariables | Where-Object { Test-Path -LiteralPath ('Env:' + ($_ -replace '/.*$', '')) })
         $env:WSLENV = (@(@($saved) | Where-Object { $_ }) + $carried) -join ':'
-        $process = Start-Process -FilePath $script:WslExe -ArgumentList (ConvertTo-CommandLine -Arguments $ArgumentList) -NoNewWindow -Wait -PassThru
+        # Not -Wait: it also waits for every descendant, and wsl.exe can leave wslhost.exe running.
+        $process = Start-Process -FilePath $script:WslExe -ArgumentList (ConvertTo-CommandLine -Arguments $ArgumentList) -NoNewWindow -PassThru
+        $null = $process.Handle  # keeps ExitCode readable after the process ends (a Start-Process quirk)
+        $process.WaitForExit()
         return $process.ExitCode
     } finally {
         $env:WSLENV = $saved
@@ -316,8 +319,9 @@ function Stop-WslFailure {
 
 function Get-LinuxPath {
     # wslpath runs in Linux: its answer is UTF-8, wsl.exe's own error UTF-16; Invoke-Captured reads both.
+    # A folder with a space or any letters (C:\Users\<name>) is one argument all the way (--exec, no shell).
     $windowsPath = (Resolve-Path -LiteralPath $InstallScript).ProviderPath
-    $result = Invoke-Captured -FilePath $script:WslExe -ArgumentList @('-d', $Distribution, '--', 'wslpath', '-a', ($windowsPath -replace '\\', '/'))
+    $result = Invoke-Captured -FilePath $script:WslExe -ArgumentList @('-d', $Distribution, '--exec', 'wslpath', '-a', ($windowsPath -replace '\\', '/'))
     if ($result.ExitCode -lt 0 -or $result.ExitCode -gt 255) {
         Stop-WslFailure -Code $result.ExitCode -Lines $result.Lines
     }
@@ -332,7 +336,8 @@ function Invoke-InstallScript {
     if (-not (Test-Path -LiteralPath $InstallScript)) {
         Stop-Setup -Code $Exit.NoInstallScript -Message "$InstallScript not found: keep install.sh next to this script (both are in tfenv's wsl/tf27/ folder)"
     }
-    $arguments = @('-d', $Distribution, '--', 'bash', (Get-LinuxPath), '--distro', $Distribution)
+    # --exec: the arguments reach bash as they are, with no Linux shell to split a path with a space again.
+    $arguments = @('-d', $Distribution, '--exec', 'bash', (Get-LinuxPath), '--distro', $Distribution)
     if ($CheckOnly) {
         $arguments += '--check'
     }
