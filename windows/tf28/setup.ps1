@@ -5,19 +5,18 @@
 .DESCRIPTION
     Rendered from matrix.yaml by `tfenv windows tf28`: edit builder/templates/windows/, not this file.
     Runs under Windows PowerShell 5.1 and PowerShell 7 on 64-bit Windows 10 or 11. Checks, in order:
-    64-bit Windows 10/11; a python.org Python 3.10 (64-bit; the Microsoft Store Python is refused);
+    64-bit Windows 10/11; a python.org Python 3.10 (64-bit; the Microsoft Store's and conda's are refused);
     the Visual C++ 2015-2022 x64 runtime; the NVIDIA driver 461.33 or newer (nvidia-smi).
     Then it creates the venv, installs the pinned packages and NVIDIA's CUDA wheels (pip only, no CUDA
     installer), writes a .pth hook that puts the wheels' DLL folders on PATH whenever the venv's
     python.exe starts (Jupyter kernels and IDEs too, which skip activate scripts).
     It copies cupti64_2022.3.0.dll as cupti64_112.dll, the name TensorFlow asks for.
-    Last it runs the checks: every DLL TensorFlow loads opens, the TF version and build, the GPU is
-    listed, and a Conv2D and a matmul on /GPU:0 match the CPU. A second run changes nothing.
+    Last it runs the checks: every DLL TensorFlow loads and each part of cuDNN opens from inside the venv, the
+    TF version and build, the GPU is listed, and a Conv2D and a matmul on /GPU:0 match the CPU. A second run changes nothing.
     pip honours PIP_INDEX_URL and PIP_CERT (a mirror, a TLS-inspecting proxy's CA bundle).
 
     pip runs on this console, so its progress shows; the script sets UTF-8 between itself and Python for
     every call (user folders like C:\Users\<name> with any letters) and restores the console afterwards.
-    conda's Pythons are refused: the locks are resolved and tested for python.org's build.
 
     Exit codes:
       0   ready: the venv is installed and every check passed
