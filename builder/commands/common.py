@@ -81,7 +81,8 @@ def build_options(f):
         click.option("--apt-mirror", metavar="URL",
                      help="apt mirror, e.g. http://mirror.example.org/debian (TFENV_APT_MIRROR)."),
         click.option("--ca-cert", type=click.Path(dir_okay=False), metavar="FILE",
-                     help="PEM certificate(s) to trust during the build: TLS proxy, local mirror (TFENV_CA_CERT)."),
+                     help="PEM certificate(s) apt and pip trust during the build: TLS proxy, local mirror; the image "
+                          "does not keep them (TFENV_CA_CERT)."),
         click.option("--no-cache", is_flag=True, help="Do not use the layer cache."),
         click.option("--pull/--no-pull", default=None,
                      help="Always pull the base image / never pull it (default: pull only when missing)."),
