@@ -5,12 +5,9 @@ from __future__ import annotations
 import functools
 import json
 import os
-import socket
 import stat
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
