@@ -1,0 +1,54 @@
+"""The explain page: index.html, its script and worker, tfenv's diagnose package with the matrix facts
+(the zip `tfenv doctor --write-standalone` writes) and the Python entry the worker calls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "web"
+# Nothing leaves the browser: scripts, workers, fetches and styles from this site only; wasm may compile.
+CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'"
+STATIC = ("app.js", "worker.js", "entry.py", "style.css")
+
+
+def jinja() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+
+
+def ui_text() -> dict:
+    """The page's own labels in each language (the answers' text comes from the diagnose package)."""
+    return json.loads((TEMPLATES / "ui.json").read_text(encoding="utf-8"))
+
+
+def setups(matrix, source_url: str | None) -> dict:
+    """env -> the committed setup scripts the answer links to (windows/ENV/setup.ps1, wsl/ENV/setup.ps1)."""
+    from builder import windows, wsl
+
+    envs = {}
+    for env in matrix.envs.values():
+        envs[env.name] = {"windows": windows.relpath(env) if windows.supported(env) else None,
+                          "wsl": wsl.relpath(env, wsl.POWERSHELL_NAME) if env.cuda.wsl is not None else None}
+    return {"source": (source_url or "").rstrip("/"), "envs": envs}
+
+
+def files(matrix, facts: dict, pyodide_version: str, source_url: str | None) -> dict:
+    """site path -> bytes for the page (the runtime's files come from runtime.Runtime.files)."""
+    from builder.doctor import standalone
+
+    page = jinja().get_template("index.html").render(
+        csp=CSP, pyodide_version=pyodide_version, ui_text=_json_block(ui_text()),
+        setups=_json_block(setups(matrix, source_url)))
+    out = {"index.html": page.encode(), "tfenv.zip": standalone.build(facts)}
+    for name in STATIC:
+        out[name] = (TEMPLATES / name).read_bytes()
+    return out
+
+
+def _json_block(data) -> Markup:
+    """JSON for a <script type="application/json"> block: '<' escaped so no text can close the element."""
+    return Markup(json.dumps(data, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c"))

@@ -1,0 +1,132 @@
+"""The built site (`tfenv web`) against the CLI: its Python under Pyodide in node, offline, gives exactly
+`tfenv explain`'s output on every corpus log in every language (explain.test.mjs), and the page works in
+headless Chromium (page.test.mjs). Needs node and `npm ci`: a failure in CI, a skip elsewhere."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "unit" / "explain_corpus"
+PYODIDE = ROOT / "node_modules" / "pyodide"
+TFENV = [sys.executable, "-m", "builder.cli"]
+
+pytestmark = pytest.mark.web
+
+
+def need(ok: bool, why: str) -> None:
+    if not ok:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs {why}")
+        pytest.skip(f"needs {why}")
+
+
+def tfenv(*args, **kw):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([*TFENV, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600, **kw)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    need(shutil.which("node") is not None, "node (Node.js 18+)")
+    need(PYODIDE.is_dir(), "node_modules/pyodide (run `npm ci`)")
+    out = tmp_path_factory.mktemp("site")
+    run = tfenv("web", "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+def languages() -> list:
+    """The languages `tfenv explain --lang` offers (English alone before it had the option)."""
+    from builder.commands.diagnose import explain_command
+
+    for param in explain_command.params:
+        if param.name == "lang":
+            return list(param.type.choices)
+    return ["en"]
+
+
+def cli_cases(folder: Path) -> list:
+    """Each corpus log, and a few inputs of other kinds, with what `tfenv explain` printed and returned."""
+    from click.testing import CliRunner
+
+    from builder.cli import cli
+
+    inputs = [(p.stem, yaml.safe_load(p.read_text(encoding="utf-8"))["log"].encode(), {}) for p in
+              sorted(CORPUS.glob("[0-9]*.yaml"))]
+    first = yaml.safe_load(sorted(CORPUS.glob("[0-9]*.yaml"))[0].read_text(encoding="utf-8"))["log"]
+    inputs += [("utf16-bom", b"\xff\xfe" + first.replace("\n", "\r\n").encode("utf-16-le"), {}),
+               ("options", first.encode(), {"platform": "linux", "tf": "2.9", "cuda": "11.2"}),
+               ("nothing-known", b"hello\nworld\n", {})]
+    cases = []
+    for lang in languages():
+        for name, data, options in inputs:
+            path = folder / f"{name}.log"
+            path.write_bytes(data)
+            args = ["explain", str(path)] + [f"--{k}={v}" for k, v in options.items()]
+            args += ["--lang", lang] if lang != "en" or len(languages()) > 1 else []
+            result = CliRunner().invoke(cli, args)
+            assert result.exit_code in (0, 1), result.output
+            cases.append({"name": name, "file": base64.b64encode(data).decode(), "lang": lang,
+                          "status": result.exit_code, "text": result.stdout, "platform": options.get("platform", ""),
+                          "tf": options.get("tf", ""), "cuda": options.get("cuda", "")})
+    binary = folder / "binary.log"
+    binary.write_bytes(bytes(range(256)) * 8)
+    run = tfenv("explain", str(binary))
+    assert run.returncode == 2, run.stderr
+    cases.append({"name": str(binary), "file": base64.b64encode(binary.read_bytes()).decode(), "lang": "en",
+                  "status": 2, "text": run.stderr, "platform": "", "tf": "", "cuda": ""})
+    return cases
+
+
+@pytest.fixture(scope="module")
+def expected(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("cases")
+    path = folder / "expected.json"
+    path.write_text(json.dumps({"langs": languages(), "cases": cli_cases(folder)}), encoding="utf-8")
+    return path
+
+
+def offline(command: list) -> list:
+    """The command in a network namespace with nothing but loopback (root: unshare -n; else a user namespace)."""
+    need(bool(shutil.which("unshare") and shutil.which("ip")), "unshare and ip (util-linux, iproute2)")
+    flags = "-n" if os.geteuid() == 0 else "-rn"
+    return ["unshare", flags, "sh", "-c", 'ip link set lo up && exec "$@"', "offline", *command]
+
+
+def test_site_python_under_node_gives_the_cli_output(site, expected):
+    env = {**os.environ, "TFENV_SITE": str(site), "TFENV_EXPECTED": str(expected)}
+    run = subprocess.run(offline(["node", "--test", "--test-reporter=dot", str(ROOT / "tests/web/explain.test.mjs")]),
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
+
+
+def test_site_files(site):
+    """The page loads nothing from elsewhere and carries Pyodide's licence notice and the precompiled stdlib."""
+    import html
+    import zipfile
+
+    page = html.unescape((site / "index.html").read_text(encoding="utf-8"))
+    assert "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'" in page
+    assert "://" not in page.replace("https://github.com/", "")  # no link or script of another site
+    assert "Mozilla Public License 2.0" in (site / "pyodide" / "LICENSE.txt").read_text(encoding="utf-8")
+    names = zipfile.ZipFile(site / "pyodide" / "python_stdlib.zip").namelist()
+    assert "json/__init__.pyc" in names and not [n for n in names if n.endswith(".py")]
+    assert (site / "rules" / "missing-cuda-runtime.html").is_file()
+
+
+def test_missing_pyodide_is_one_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "site"
+    run = tfenv("web", "--out", str(out), "--pyodide", str(tmp_path / "none"))
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1 and "no Pyodide in" in run.stderr and "npm ci" in run.stderr
+    assert not out.exists()
