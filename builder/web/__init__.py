@@ -19,7 +19,7 @@ def build(out: Path, matrix, facts: dict, pyodide: Path, source_url: str | None 
     from builder.web import pages, runtime, site
 
     run = runtime.Runtime(pyodide)
-    content = {**run.files(), **site.files(matrix, facts, run.version, source_url), **pages.files(facts, corpus)}
+    content = {**run.files(), **site.files(matrix, facts, run, source_url), **pages.files(facts, corpus)}
     for folder in sorted({str(Path(name).parent) for name in content}):
         fileio.make_folder(out / folder, "site folder")
     fileio.write_all([(out / name, data, None) for name, data in sorted(content.items())], what="site file")

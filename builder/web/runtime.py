@@ -43,27 +43,28 @@ class Runtime:
     def files(self) -> dict:
         """site path -> bytes: the runtime, the precompiled standard library and the licence notice."""
         out = {f"pyodide/{name}": (self.folder / name).read_bytes() for name in FILES}
-        out[f"pyodide/{STDLIB}"] = self.precompiled_stdlib()
+        stdlib = trim((self.folder / STDLIB).read_bytes())
+        out[f"pyodide/{STDLIB}"] = self.precompile(stdlib, f"/lib/python{self.python_tag()}.zip")
         out["pyodide/LICENSE.txt"] = notice(self.version).encode()
         return out
 
-    def precompiled_stdlib(self) -> bytes:
+    def precompile(self, data: bytes, shown_as: str) -> bytes:
+        """The zip `data` with each .py turned into the .pyc this Pyodide writes (shown_as: its path there)."""
         node = shutil.which("node")
         if node is None:
             raise TfenvError("node is not installed: tfenv web runs the pinned Pyodide under node to precompile "
-                             "its standard library (install Node.js 18 or later)")
+                             "the Python it ships (install Node.js 18 or later)")
         with tempfile.TemporaryDirectory(prefix="tfenv-web-") as tmp:
-            trimmed, compiled = Path(tmp, "stdlib.zip"), Path(tmp, "stdlib-pyc.zip")
-            trimmed.write_bytes(trim((self.folder / STDLIB).read_bytes()))
-            shown_as = f"/lib/python{self.python_tag()}.zip"
+            source, compiled = Path(tmp, "in.zip"), Path(tmp, "out.zip")
+            source.write_bytes(data)
             try:
-                run = subprocess.run([node, str(PRECOMPILE), str(self.folder), str(trimmed), str(compiled), shown_as],
+                run = subprocess.run([node, str(PRECOMPILE), str(self.folder), str(source), str(compiled), shown_as],
                                      capture_output=True, text=True, timeout=NODE_TIMEOUT)
             except subprocess.TimeoutExpired:
-                raise TfenvError(f"precompiling Pyodide's standard library took over {NODE_TIMEOUT} s") from None
+                raise TfenvError(f"precompiling {shown_as} with Pyodide took over {NODE_TIMEOUT} s") from None
             if run.returncode != 0 or not compiled.is_file():
                 last = (run.stderr.strip().splitlines() or ["no output"])[-1]
-                raise TfenvError(f"precompiling Pyodide's standard library failed: {last}")
+                raise TfenvError(f"precompiling {shown_as} with Pyodide failed: {last}")
             return compiled.read_bytes()
 
     def python_tag(self) -> str:

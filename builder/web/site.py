@@ -13,6 +13,7 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "web"
 # Nothing leaves the browser: scripts, workers, fetches and styles from this site only; wasm may compile.
 CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'"
 STATIC = ("app.js", "worker.js", "entry.py", "style.css")
+APP_PATH = "/home/pyodide/tfenv.zip"  # where worker.js writes tfenv.zip; entry.py puts it on sys.path
 
 
 def jinja() -> jinja2.Environment:
@@ -36,14 +37,16 @@ def setups(matrix, source_url: str | None) -> dict:
     return {"source": (source_url or "").rstrip("/"), "envs": envs}
 
 
-def files(matrix, facts: dict, pyodide_version: str, source_url: str | None) -> dict:
-    """site path -> bytes for the page (the runtime's files come from runtime.Runtime.files)."""
+def files(matrix, facts: dict, runtime, source_url: str | None) -> dict:
+    """site path -> bytes for the page (the runtime's own files come from runtime.files())."""
     from builder.doctor import standalone
 
     page = jinja().get_template("index.html").render(
-        csp=CSP, pyodide_version=pyodide_version, ui_text=_json_block(ui_text()),
+        csp=CSP, pyodide_version=runtime.version, ui_text=_json_block(ui_text()),
         setups=_json_block(setups(matrix, source_url)))
-    out = {"index.html": page.encode(), "tfenv.zip": standalone.build(facts)}
+    # The standalone doctor's zip, its .py precompiled like the stdlib (the page starts without compiling).
+    app = runtime.precompile(standalone.build(facts), APP_PATH)
+    out = {"index.html": page.encode(), "tfenv.zip": app}
     for name in STATIC:
         out[name] = (TEMPLATES / name).read_bytes()
     return out

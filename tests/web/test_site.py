@@ -4,8 +4,6 @@ headless Chromium (page.test.mjs). Needs node and `npm ci`: a failure in CI, a s
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 import shutil
 import subprocess
@@ -13,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
+
+from tests.web import cases
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "tests" / "unit" / "explain_corpus"
 PYODIDE = ROOT / "node_modules" / "pyodide"
 TFENV = [sys.executable, "-m", "builder.cli"]
 
@@ -31,6 +29,7 @@ def need(ok: bool, why: str) -> None:
 
 
 def tfenv(*args, **kw):
+    """The real CLI in a subprocess, as a user runs it."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([*TFENV, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600, **kw)
 
@@ -45,54 +44,11 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
-def languages() -> list:
-    """The languages `tfenv explain --lang` offers (English alone before it had the option)."""
-    from builder.commands.diagnose import explain_command
-
-    for param in explain_command.params:
-        if param.name == "lang":
-            return list(param.type.choices)
-    return ["en"]
-
-
-def cli_cases(folder: Path) -> list:
-    """Each corpus log, and a few inputs of other kinds, with what `tfenv explain` printed and returned."""
-    from click.testing import CliRunner
-
-    from builder.cli import cli
-
-    inputs = [(p.stem, yaml.safe_load(p.read_text(encoding="utf-8"))["log"].encode(), {}) for p in
-              sorted(CORPUS.glob("[0-9]*.yaml"))]
-    first = yaml.safe_load(sorted(CORPUS.glob("[0-9]*.yaml"))[0].read_text(encoding="utf-8"))["log"]
-    inputs += [("utf16-bom", b"\xff\xfe" + first.replace("\n", "\r\n").encode("utf-16-le"), {}),
-               ("options", first.encode(), {"platform": "linux", "tf": "2.9", "cuda": "11.2"}),
-               ("nothing-known", b"hello\nworld\n", {})]
-    cases = []
-    for lang in languages():
-        for name, data, options in inputs:
-            path = folder / f"{name}.log"
-            path.write_bytes(data)
-            args = ["explain", str(path)] + [f"--{k}={v}" for k, v in options.items()]
-            args += ["--lang", lang] if lang != "en" or len(languages()) > 1 else []
-            result = CliRunner().invoke(cli, args)
-            assert result.exit_code in (0, 1), result.output
-            cases.append({"name": name, "file": base64.b64encode(data).decode(), "lang": lang,
-                          "status": result.exit_code, "text": result.stdout, "platform": options.get("platform", ""),
-                          "tf": options.get("tf", ""), "cuda": options.get("cuda", "")})
-    binary = folder / "binary.log"
-    binary.write_bytes(bytes(range(256)) * 8)
-    run = tfenv("explain", str(binary))
-    assert run.returncode == 2, run.stderr
-    cases.append({"name": str(binary), "file": base64.b64encode(binary.read_bytes()).decode(), "lang": "en",
-                  "status": 2, "text": run.stderr, "platform": "", "tf": "", "cuda": ""})
-    return cases
-
-
 @pytest.fixture(scope="module")
 def expected(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("cases")
     path = folder / "expected.json"
-    path.write_text(json.dumps({"langs": languages(), "cases": cli_cases(folder)}), encoding="utf-8")
+    cases.write_expected(path)
     return path
 
 
@@ -108,6 +64,18 @@ def test_site_python_under_node_gives_the_cli_output(site, expected):
     run = subprocess.run(offline(["node", "--test", "--test-reporter=dot", str(ROOT / "tests/web/explain.test.mjs")]),
                          capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
+
+
+def test_page_in_headless_chromium(site, expected, tmp_path):
+    need(Path("/usr/bin/chromium").is_file(), "Debian's chromium (apt-get install chromium)")
+    need((ROOT / "node_modules" / "playwright-core").is_dir(), "node_modules/playwright-core (run `npm ci`)")
+    shot = tmp_path / "page.png"
+    env = {**os.environ, "TFENV_SITE": str(site), "TFENV_EXPECTED": str(expected), "PYTHON": sys.executable,
+           "TFENV_SCREENSHOT": str(os.environ.get("TFENV_SCREENSHOT") or shot)}
+    run = subprocess.run(offline(["node", "--test", "--test-reporter=spec", str(ROOT / "tests/web/page.test.mjs")]),
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
+    assert Path(env["TFENV_SCREENSHOT"]).stat().st_size > 10000
 
 
 def test_site_files(site):

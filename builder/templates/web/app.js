@@ -67,6 +67,7 @@ function showAnswer(answer) {
   pre.textContent = answer.text;
   pre.dataset.status = String(answer.status);
   pre.dataset.ms = answer.ms.toFixed(1);
+  pre.dataset.answers = String(Number(pre.dataset.answers || 0) + 1); // tells a reader a new answer came
   showSetup(answer);
 }
 
@@ -85,11 +86,11 @@ function showSetup(answer) {
   for (const [key, path] of items) {
     const item = document.createElement("li");
     item.append(`${t(key, { env })} `);
-    if (path) item.append(fileLink(path));
+    if (path) item.append(fileLink(path), " · ");
     const code = document.createElement("code");
     code.textContent = key === "setup-docker" ? `tfenv run ${env} -- python train.py`
       : key === "setup-windows" ? `tfenv windows ${env} -o setup.ps1` : `tfenv wsl ${env} --windows`;
-    item.append(" · ", code);
+    item.append(code);
     list.append(item);
   }
 }
