@@ -19,11 +19,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder import files
-from builder import lock as env_lock
-from builder.errors import TfenvError
-from builder.matrix import Matrix, Target
+from builder.core import files
+from builder.core import paths as env_paths
+from builder.core.errors import TfenvError
+from builder.matrix.model import Matrix, Target
 from builder.project.config import Project
+from builder.render import lock as env_lock
 
 normalize = env_lock.normalize
 
@@ -62,9 +63,9 @@ class ConflictInfo:
 
 def constraint_paths(target: Target, jupyter: bool) -> list[Path]:
     """The environment's lock(s) the project must keep: the base lock, and the Jupyter lock on top."""
-    paths = [env_lock.lock_path(target, False)]
+    paths = [env_paths.lock_path(target, False)]
     if jupyter:
-        paths.append(env_lock.lock_path(target, True))
+        paths.append(env_paths.lock_path(target, True))
     for path in paths:
         if not path.is_file():
             raise ResolveFailed(f"no lock {path.name} for {target.key}: run `tfenv lock {target.env.name}`")
