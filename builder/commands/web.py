@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from builder.commands.common import load_matrix
-from builder.errors import TfenvError
+from builder.core.errors import TfenvError
 
 
 @click.command("web")
@@ -25,7 +25,7 @@ def web_command(ctx, out, pyodide, source_url):
     Serve it locally with `python -m http.server -d DIR -b 127.0.0.1 8000`.
     """
     from builder import web
-    from builder.facts import facts_from_matrix
+    from builder.matrix.facts import facts_from_matrix
     from builder.web import pages
 
     if source_url and not source_url.startswith("https://"):

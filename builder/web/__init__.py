@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builder import files as fileio
+from builder.core import files as fileio
 
 
 def build(out: Path, matrix, facts: dict, pyodide: Path, source_url: str | None = None,

@@ -9,8 +9,8 @@ from pathlib import Path
 import yaml
 
 from builder import diagnose
+from builder.core.paths import checkout_root
 from builder.diagnose import rules
-from builder.paths import checkout_root
 from builder.web.site import CSP, jinja, ui_text
 
 PLATFORMS = ("windows", "wsl2", "linux")

@@ -12,7 +12,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from builder.errors import TfenvError
+from builder.core.errors import TfenvError
 
 # What the page loads (the rest of the package, consoles, typings and source maps, stays behind).
 FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")

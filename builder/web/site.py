@@ -28,12 +28,13 @@ def ui_text() -> dict:
 
 def setups(matrix, source_url: str | None) -> dict:
     """env -> the committed setup scripts the answer links to (windows/ENV/setup.ps1, wsl/ENV/setup.ps1)."""
-    from builder import windows, wsl
+    from builder.core import paths
+    from builder.render import windows
 
     envs = {}
     for env in matrix.envs.values():
-        envs[env.name] = {"windows": windows.relpath(env) if windows.supported(env) else None,
-                          "wsl": wsl.relpath(env, wsl.POWERSHELL_NAME) if env.cuda.wsl is not None else None}
+        envs[env.name] = {"windows": paths.windows_relpath(env) if windows.supported(env) else None,
+                          "wsl": paths.wsl_relpath(env, paths.WSL_POWERSHELL) if env.cuda.wsl is not None else None}
     return {"source": (source_url or "").rstrip("/"), "envs": envs}
 
 

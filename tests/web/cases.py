@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "tests" / "unit" / "explain_corpus"
+from tests.helpers import UNIT, invoke, tfenv
+
+CORPUS = UNIT / "explain_corpus"
 
 
 def languages() -> list:
@@ -29,10 +28,6 @@ def languages() -> list:
 
 def cli_cases(folder: Path) -> list:
     """Each corpus log, and a few inputs of other kinds, with what `tfenv explain` printed and returned."""
-    from click.testing import CliRunner
-
-    from builder.cli import cli
-
     inputs = [(p.stem, yaml.safe_load(p.read_text(encoding="utf-8"))["log"].encode(), {}) for p in
               sorted(CORPUS.glob("[0-9]*.yaml"))]
     first = yaml.safe_load(sorted(CORPUS.glob("[0-9]*.yaml"))[0].read_text(encoding="utf-8"))["log"]
@@ -46,15 +41,14 @@ def cli_cases(folder: Path) -> list:
             path.write_bytes(data)
             args = ["explain", str(path)] + [f"--{k}={v}" for k, v in options.items()]
             args += ["--lang", lang] if lang != "en" or len(languages()) > 1 else []
-            result = CliRunner().invoke(cli, args)
-            assert result.exit_code in (0, 1), result.output
+            result = invoke(*args)
+            assert result.exception is None and result.return_value in (0, 1), result.output
             cases.append({"name": name, "file": base64.b64encode(data).decode(), "lang": lang,
-                          "status": result.exit_code, "text": result.stdout, "platform": options.get("platform", ""),
+                          "status": result.return_value, "text": result.stdout, "platform": options.get("platform", ""),
                           "tf": options.get("tf", ""), "cuda": options.get("cuda", "")})
     binary = folder / "binary.log"
     binary.write_bytes(bytes(range(256)) * 8)
-    run = subprocess.run([sys.executable, "-m", "builder.cli", "explain", str(binary)], capture_output=True,
-                         text=True, cwd=ROOT, timeout=120)
+    run = tfenv("explain", str(binary))
     assert run.returncode == 2, run.stderr
     cases.append({"name": str(binary), "file": base64.b64encode(binary.read_bytes()).decode(), "lang": "en",
                   "status": 2, "text": run.stderr, "platform": "", "tf": "", "cuda": ""})

@@ -12,26 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import ROOT, tfenv
 from tests.web import cases
 
-ROOT = Path(__file__).resolve().parents[2]
 PYODIDE = ROOT / "node_modules" / "pyodide"
-TFENV = [sys.executable, "-m", "builder.cli"]
-
-pytestmark = pytest.mark.web
-
 
 def need(ok: bool, why: str) -> None:
     if not ok:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI needs {why}")
         pytest.skip(f"needs {why}")
-
-
-def tfenv(*args, **kw):
-    """The real CLI in a subprocess, as a user runs it."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([*TFENV, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600, **kw)
 
 
 @pytest.fixture(scope="module")
