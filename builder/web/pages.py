@@ -10,7 +10,7 @@ import yaml
 
 from builder import diagnose
 from builder.core.paths import checkout_root
-from builder.diagnose import rules
+from builder.diagnose import i18n, rules
 from builder.web.site import CSP, jinja, ui_text
 
 PLATFORMS = ("windows", "wsl2", "linux")
@@ -62,24 +62,37 @@ def rule_page(rule, cases: list, facts: dict) -> dict | None:
 
 
 def files(facts: dict, corpus: Path | None = None) -> dict:
-    """site path -> bytes: rules/ID.html and rules/index.html (the English pages)."""
+    """site path -> bytes: rules/ID.html and rules/index.html in English, LANG/rules/... in each language the
+    diagnose package has a catalogue for (its messages in that language, through its own switch)."""
     cases = load_corpus(corpus or corpus_dir())
-    pages = []
-    for rule in rules.RULES:
-        shown = [c for c in cases if c["cause"] == rule.ID] + [c for c in cases if rule.ID in (c.get("also") or [])]
-        page = rule_page(rule, shown, facts)
-        if page:
-            pages.append(page)
-    return render(pages, "en")
+    out = {}
+    for lang in languages():
+        previous = i18n.language()
+        i18n.set_language(lang)
+        try:
+            pages = [page for page in (rule_page(rule, cases_of(rule, cases), facts) for rule in rules.RULES) if page]
+        finally:
+            i18n.set_language(previous)
+        out.update(render(pages, lang, languages()))
+    return out
 
 
-def render(pages: list, lang: str) -> dict:
+def languages() -> list:
+    return [code for code in LANGUAGES if code == "en" or code in i18n.CATALOGS]
+
+
+def cases_of(rule, cases: list) -> list:
+    """The corpus logs of this rule: those it is the cause of first, then those it also shows in."""
+    return [c for c in cases if c["cause"] == rule.ID] + [c for c in cases if rule.ID in (c.get("also") or [])]
+
+
+def render(pages: list, lang: str, langs: list) -> dict:
     """One language's rule pages and index: English under rules/, the others under LANG/rules/."""
     folder = "rules/" if lang == "en" else f"{lang}/rules/"
     root = "../" * folder.count("/")
     home = root + ("index.html" if lang == "en" else f"index.html?lang={lang}")
     languages = [({"code": code, "name": name}, root + ("rules/" if code == "en" else f"{code}/rules/"))
-                 for code, name in LANGUAGES.items() if code != lang]
+                 for code, name in LANGUAGES.items() if code != lang and code in langs]
     shared = {"csp": CSP, "text": ui_text()[lang], "lang": lang, "root": root, "home": home}
     env = jinja()
     out = {}

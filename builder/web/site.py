@@ -26,16 +26,18 @@ def ui_text() -> dict:
     return json.loads((TEMPLATES / "ui.json").read_text(encoding="utf-8"))
 
 
-def setups(matrix, source_url: str | None) -> dict:
-    """env -> the committed setup scripts the answer links to (windows/ENV/setup.ps1, wsl/ENV/setup.ps1)."""
+def site_data(matrix, source_url: str | None) -> dict:
+    """What app.js needs besides its labels: env -> the committed setup scripts an answer links to
+    (windows/ENV/setup.ps1, wsl/ENV/setup.ps1), the repository they are in, the languages of the rule pages."""
     from builder.core import paths
     from builder.render import windows
+    from builder.web import pages
 
     envs = {}
     for env in matrix.envs.values():
         envs[env.name] = {"windows": paths.windows_relpath(env) if windows.supported(env) else None,
                           "wsl": paths.wsl_relpath(env, paths.WSL_POWERSHELL) if env.cuda.wsl is not None else None}
-    return {"source": (source_url or "").rstrip("/"), "envs": envs}
+    return {"source": (source_url or "").rstrip("/"), "envs": envs, "rule_languages": pages.languages()}
 
 
 def files(matrix, facts: dict, runtime, source_url: str | None) -> dict:
@@ -44,7 +46,7 @@ def files(matrix, facts: dict, runtime, source_url: str | None) -> dict:
 
     page = jinja().get_template("index.html").render(
         csp=CSP, pyodide_version=runtime.version, ui_text=_json_block(ui_text()),
-        setups=_json_block(setups(matrix, source_url)))
+        site=_json_block(site_data(matrix, source_url)))
     # The standalone doctor's zip, its .py precompiled like the stdlib (the page starts without compiling).
     app = runtime.precompile(standalone.build(facts), APP_PATH)
     out = {"index.html": page.encode(), "tfenv.zip": app}

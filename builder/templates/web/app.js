@@ -3,7 +3,7 @@
 // shows the answer exactly as the CLI prints it, with the setup that fits.
 const $ = (id) => document.getElementById(id);
 const UI = JSON.parse($("ui-text").textContent);
-const SETUPS = JSON.parse($("setups").textContent);
+const SITE = JSON.parse($("site").textContent);
 const LANGS = Object.keys(UI);
 
 let lang = pickLanguage();
@@ -30,7 +30,8 @@ function relabel() {
   for (const button of document.querySelectorAll("button.lang")) {
     button.setAttribute("aria-pressed", String(button.dataset.lang === lang));
   }
-  $("rules-link").href = lang === "en" ? "rules/index.html" : `${lang}/rules/index.html`;
+  const rules = lang !== "en" && SITE.rule_languages.includes(lang) ? `${lang}/rules/` : "rules/";
+  $("rules-link").href = `${rules}index.html`;
   showStatus(state.name, state.values);
 }
 
@@ -75,7 +76,7 @@ function showSetup(answer) {
   const list = $("setup-list");
   list.replaceChildren();
   const env = (answer.envs || [])[0];
-  const setup = env && SETUPS.envs[env];
+  const setup = env && SITE.envs[env];
   $("setup").hidden = !setup;
   if (!setup) return;
   const platform = answer.platform;
@@ -96,13 +97,13 @@ function showSetup(answer) {
 }
 
 function fileLink(path) {
-  if (!SETUPS.source) {
+  if (!SITE.source) {
     const code = document.createElement("code");
     code.textContent = path;
     return code;
   }
   const link = document.createElement("a");
-  link.href = `${SETUPS.source}/blob/main/${path}`;
+  link.href = `${SITE.source}/blob/main/${path}`;
   link.textContent = path;
   link.rel = "noreferrer";
   return link;

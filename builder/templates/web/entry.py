@@ -7,6 +7,7 @@ import sys
 sys.path.insert(0, "/home/pyodide/tfenv.zip")
 
 from builder import diagnose  # noqa: E402
+from builder.diagnose import i18n  # noqa: E402
 from builder.diagnose.textio import Unreadable, decode  # noqa: E402
 from builder.doctor.facts import load_facts  # noqa: E402
 
@@ -15,7 +16,9 @@ FACTS = load_facts()
 
 def explain(data, name, platform, tf, cuda, lang):
     """JSON: the CLI's text and exit status (0 explained, 1 nothing recognised, 2 not a text log), and what
-    the page needs to link the setup: the findings' ids, the platform and the tfenv environments that fit."""
+    the page needs to link the setup: the findings' ids, the platform and the tfenv environments that fit.
+    lang goes to the diagnose package's own language switch, as `tfenv explain --lang` does."""
+    i18n.set_language(lang)
     try:
         text = decode(bytes(data.to_py() if hasattr(data, "to_py") else data), name)
     except Unreadable as exc:
