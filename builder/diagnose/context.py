@@ -101,7 +101,8 @@ def _platform(log, container=False):
     ev = log.first("kernel_wsl1")
     if ev:
         return Fact("wsl1", ev.line, "kernel " + ev.groups[0])
-    for kind in ("kernel_wsl2", "wsl_lib", "dev_dxg"):
+    # libcuda.so.1 as a plain copy, not a link: only the Windows driver's WSL libraries are shipped that way
+    for kind in ("kernel_wsl2", "wsl_lib", "dev_dxg", "wsl_not_symlink"):
         ev = log.first(kind)
         if ev:
             return Fact("wsl2", ev.line, "WSL2 kernel" if kind == "kernel_wsl2" else "WSL2 path")
@@ -118,6 +119,12 @@ def _platform(log, container=False):
     if ev and not container and not log.has("nvrm", "linux_driver_pkg", "kernel_version", "dll_name", "smi_header"):
         return Fact("wsl2", ev.line, "the unversioned libcuda.so is missing, which a Linux driver always installs: "
                                      "WSL 2 assumed")
+    ev = log.first("wheel_platform")
+    if ev and not log.has("so_name", "dll_name"):
+        if ev.groups[0].startswith("win"):
+            return Fact("windows", ev.line, "a Windows wheel (" + ev.groups[0] + ")")
+        if "linux" in ev.groups[0]:
+            return Fact("linux", ev.line, "a Linux wheel (" + ev.groups[0] + ")")
     win = [ev for kind in ("dll_load_failed", "win_error_126", "store_python", "dll_name", "win_path")
            for ev in log.all(kind)[:20]]
     lin = log.all("so_name")[:20]

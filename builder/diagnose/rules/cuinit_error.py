@@ -30,13 +30,18 @@ FIXES = {
                                                  "only on data-center GPUs: remove cuda-compat or take its folder "
                                                  "off LD_LIBRARY_PATH so the driver's own libcuda loads; update the "
                                                  "driver if it is too old for this CUDA",
+    "CUDA_ERROR_STUB_LIBRARY": "the stub libcuda.so from CUDA's lib64/stubs folder (for linking only) is first on "
+                               "the loader path: take .../stubs out of LD_LIBRARY_PATH (and /etc/ld.so.conf.d), so "
+                               "the driver's own libcuda.so.1 loads",
     "CUDA_ERROR_OPERATING_SYSTEM": "the operating system refused the driver call: check `dmesg` for NVRM errors and "
                                    "reboot; in a container, check it was started with `--gpus`",
 }
 DEFAULT = "CUDA_ERROR_UNKNOWN"
-_CODES = {"802": "CUDA_ERROR_SYSTEM_NOT_READY", "804": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
-          "999": "CUDA_ERROR_UNKNOWN", "46": "CUDA_ERROR_DEVICES_UNAVAILABLE", "101": "CUDA_ERROR_INVALID_DEVICE",
-          "3": "CUDA_ERROR_NOT_INITIALIZED", "304": "CUDA_ERROR_OPERATING_SYSTEM"}
+# CUresult numbers (cuda.h) for results TF prints as "UNKNOWN ERROR (N)" or PyTorch as "code N"
+_CODES = {"34": "CUDA_ERROR_STUB_LIBRARY", "802": "CUDA_ERROR_SYSTEM_NOT_READY",
+          "804": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "999": "CUDA_ERROR_UNKNOWN",
+          "46": "CUDA_ERROR_DEVICES_UNAVAILABLE", "101": "CUDA_ERROR_INVALID_DEVICE", "3": "CUDA_ERROR_NOT_INITIALIZED",
+          "304": "CUDA_ERROR_OPERATING_SYSTEM"}
 
 
 def check(log, ctx):
