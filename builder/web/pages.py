@@ -15,7 +15,7 @@ from builder.web.site import CSP, jinja, ui_text
 
 PLATFORMS = ("windows", "wsl2", "linux")
 MAX_LINES = 6  # quoted log lines per source
-LANGUAGES = {"en": "English", "zh-CN": "简体中文"}
+LANGUAGES = {"en": "English", "zh-CN": "简体中文"}  # each language of diagnose.i18n by its own name
 
 
 def corpus_dir() -> Path | None:
@@ -63,22 +63,18 @@ def rule_page(rule, cases: list, facts: dict) -> dict | None:
 
 def files(facts: dict, corpus: Path | None = None) -> dict:
     """site path -> bytes: rules/ID.html and rules/index.html in English, LANG/rules/... in each language the
-    diagnose package has a catalogue for (its messages in that language, through its own switch)."""
+    diagnose package speaks (its messages in that language, through its own switch)."""
     cases = load_corpus(corpus or corpus_dir())
     out = {}
     for lang in languages():
-        previous = i18n.language()
-        i18n.set_language(lang)
-        try:
+        with i18n.using(lang):
             pages = [page for page in (rule_page(rule, cases_of(rule, cases), facts) for rule in rules.RULES) if page]
-        finally:
-            i18n.set_language(previous)
         out.update(render(pages, lang, languages()))
     return out
 
 
 def languages() -> list:
-    return [code for code in LANGUAGES if code == "en" or code in i18n.CATALOGS]
+    return list(i18n.LANGUAGES)
 
 
 def cases_of(rule, cases: list) -> list:
