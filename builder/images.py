@@ -14,7 +14,7 @@ import tarfile
 import time
 from dataclasses import dataclass, field
 
-from builder import base, containers, dockerhost, render, tags
+from builder import base, containers, dockerhost, lock, render, tags
 from builder.errors import BadOption, TfenvError
 from builder.matrix import Matrix, Target
 from builder.progress import Display
@@ -29,6 +29,12 @@ class BuildFailed(TfenvError):
     """A Dockerfile step failed; the display has shown its last output lines."""
 
     exit_code = 1
+
+
+class HashMismatch(BuildFailed):
+    """pip refused a file whose sha256 is not the lock's: bad input from the index, not a broken recipe."""
+
+    exit_code = 2
 
 
 class BaseImageMissing(TfenvError):
@@ -50,6 +56,7 @@ class BuildOptions:
     no_cache: bool = False
     pull: bool | None = None  # None: pull the base only when it is missing; False: never; True: always
     push: bool = False
+    network: str | None = None  # the RUN steps' network: "host" reaches a mirror on this machine's 127.0.0.1
 
 
 @dataclass
@@ -62,6 +69,7 @@ class StageResult:
     cached: int = 0  # layer cache hits
     seconds: float = 0.0
     new_layers: list[str] = field(default_factory=list)  # layers this build made (not cache hits)
+    step_output: list[str] = field(default_factory=list)  # the current step's output lines
     cached_steps: list[str] = field(default_factory=list)  # the instructions that were cache hits
     stages_seen: int = field(default=0, repr=False)
     _step_cached: bool = field(default=False, repr=False)
@@ -186,7 +194,7 @@ def resolve_base(c, target: Target, options: BuildOptions, display: Display) -> 
 
 
 def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str | None = None,
-              buildargs: dict | None = None, nocache: bool = False) -> StageResult:
+              buildargs: dict | None = None, nocache: bool = False, network: str | None = None) -> StageResult:
     """Build one stage from a tar context and tag it; BuildFailed with the step on failure.
 
     forcerm removes intermediate containers also when a step fails. On Ctrl-C the connection is closed
@@ -198,12 +206,13 @@ def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str 
     start = time.monotonic()
     stream = c.api.build(
         fileobj=context, custom_context=True, tag=tag, target=stage, buildargs=buildargs or {},
-        nocache=nocache, rm=True, forcerm=True, pull=False, decode=True,
+        nocache=nocache, rm=True, forcerm=True, pull=False, decode=True, network_mode=network,
     )
     pending = ""
     try:
         for event in stream:
             if "error" in event:
+                _refuse_substituted(c, display, result)
                 _fail(display, current, event)
             if "stream" in event:
                 pending += event["stream"]
@@ -241,6 +250,7 @@ def _stream_line(line: str, display: Display, result: StageResult, step_containe
         result.steps += 1
         result._step_cached = False
         result._step_from = current[2].upper().startswith("FROM ")
+        result.step_output = []
         if result._step_from:
             result.stages_seen += 1
         elif result.stages_seen:
@@ -263,7 +273,18 @@ def _stream_line(line: str, display: Display, result: StageResult, step_containe
         pass  # the daemon's bookkeeping, not the step's output
     elif line.strip():
         display.output(line.rstrip())
+        result.step_output.append(line.rstrip())
     return current
+
+
+def _refuse_substituted(c, display: Display, result: StageResult) -> None:
+    """A step failed because pip got other bytes than a lock's hash: one line, and the layers this build
+    made so far removed (the failed step's container is gone already: forcerm)."""
+    message = lock.hash_mismatch(result.step_output)
+    if message:
+        display.finish()
+        remove_layers(c, result.new_layers)
+        raise HashMismatch(message)
 
 
 def _fail(display: Display, current, event) -> None:
@@ -351,7 +372,7 @@ def build(matrix: Matrix, target: Target, options: BuildOptions, display: Displa
             refs = tags.image_refs(target, repo, jupyter=jupyter)
             display.start(f"{target.key} stage {stage} -> {refs[0]}")
             built = run_build(c, context_tar(dockerfile, ca), tag=refs[0], stage=stage, buildargs=args,
-                              nocache=options.no_cache, display=display)
+                              nocache=options.no_cache, display=display, network=options.network)
             for ref in refs[1:]:
                 tag(c, built.image_id, ref)
             built.refs = refs

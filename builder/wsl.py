@@ -12,7 +12,7 @@ from builder import lock
 from builder.errors import TfenvError
 from builder.generated import Generated
 from builder.matrix import Env, Matrix, Target, unknown_name, version_key
-from builder.render import PIP_VERSION, jinja_env, powershell_version, wheel_lib_dirs
+from builder.render import jinja_env, powershell_version, wheel_lib_dirs
 
 BASH_NAME = "install.sh"
 POWERSHELL_NAME = "setup.ps1"
@@ -82,8 +82,10 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
         if d.python in requirements:
             continue
         target = Target(env, matrix.os[d.os])
-        pins = lock.read(target, False, locks_root).requirements()
-        requirements[d.python] = pins + [f"{n}=={v}" for n, v in stack.wsl.pip.items()]
+        extra = [f"pip=={lock.PIP_VERSION}"] + [f"{n}=={v}" for n, v in stack.wsl.pip.items()]
+        wheels = lock.wheel_pins(d.python, extra, root=locks_root)
+        requirements[d.python] = [wheels[0].hashed] + lock.read(target, False, locks_root).hashed() + \
+            [p.hashed for p in wheels[1:]]
     links = list(env.shims) + list(stack.wsl.links)
     return {
         "env": env,
@@ -92,7 +94,7 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
         "distros": chosen,
         "default_distro": chosen[0],
         "requirements": requirements,
-        "pip_version": PIP_VERSION,
+        "pip_version": lock.PIP_VERSION,
         "sonames": env.sonames,
         "links": links,
         "wheel_lib_dirs": wheel_lib_dirs(stack.wsl.pip),

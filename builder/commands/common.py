@@ -65,7 +65,7 @@ def nonempty(ctx, param, value):
 
 # --- the build options, one definition for `build` and `run --build` ------------------------------
 
-BUILD_OPTION_NAMES = ("base_image", "pip_index_url", "apt_mirror", "ca_cert", "no_cache", "pull")
+BUILD_OPTION_NAMES = ("base_image", "pip_index_url", "apt_mirror", "ca_cert", "no_cache", "pull", "network")
 
 
 def build_options(f):
@@ -82,6 +82,8 @@ def build_options(f):
         click.option("--ca-cert", type=click.Path(dir_okay=False), metavar="FILE",
                      help="PEM certificate(s) to trust during the build: TLS proxy, local mirror (TFENV_CA_CERT)."),
         click.option("--no-cache", is_flag=True, help="Do not use the layer cache."),
+        click.option("--network", type=click.Choice(["host"]), default=None,
+                     help="host: the build's steps use this machine's network (a mirror on 127.0.0.1)."),
         click.option("--pull/--no-pull", default=None,
                      help="Always pull the base image / never pull it (default: pull only when missing)."),
     ]
@@ -106,7 +108,7 @@ def make_build_options(kwargs: dict, *, repo: str | None, jupyter: bool, push: b
     return images.BuildOptions(repo=settings["repo"], jupyter=jupyter, push=push, no_cache=kwargs["no_cache"],
                                pull=kwargs["pull"], base_image=settings["base_image"],
                                pip_index_url=settings["pip_index_url"], apt_mirror=settings["apt_mirror"],
-                               ca_cert=settings["ca_cert"])
+                               ca_cert=settings["ca_cert"], network=kwargs.get("network"))
 
 
 def default_repo(repo: str | None) -> str | None:

@@ -56,7 +56,7 @@ def dockerfile(image: ProjectImage, m: Matrix) -> str:
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
     return env.get_template("Dockerfile.j2").render(
         name=image.name, env=image.target.env.name, base_ref=image.base_ref, apt=list(image.apt),
-        apt_distro=image.target.os.family, pins=image.lock.requirements(),
+        apt_distro=image.target.os.family, pins=image.lock.hashed(),
         labels=tags.project_labels(image.name, image.base_ref, image.lock.digest),
         workdir=m.image.workdir, uid=m.image.uid,
     )
@@ -99,7 +99,7 @@ def build(project: Project, m: Matrix, image: ProjectImage, options, display: Di
     start = time.monotonic()
     try:
         display.start(f"project {image.name} on {image.base_ref} -> {image.ref}")
-        built = images.run_build(c, images.context_tar(text, ca), tag=image.ref, buildargs=args,
+        built = images.run_build(c, images.context_tar(text, ca), tag=image.ref, buildargs=args, network=options.network,
                                  nocache=options.no_cache, display=display)
         display.note(f"built {built.image_id[7:19]} ({built.cached}/{built.cacheable} steps cached, "
                      f"{built.seconds:.0f} s): {image.ref}")

@@ -62,15 +62,23 @@ def test_render_check_covers_wsl(tmp_path):
     shutil.copytree(ROOT / "wsl", copy / "wsl")
     (copy / "dockerfiles").mkdir()
     path = copy / "matrix.yaml"
-    path.write_text(path.read_text().replace('nvidia-cudnn-cu11: "8.6.0.163"        #',
-                                             'nvidia-cudnn-cu11: "8.6.0.164"        #'))
+    path.write_text(path.read_text().replace("links: [{link: libcupti.so.11.2, to: libcupti.so.11.8}]",
+                                             "links: [{link: libcupti.so.11.2, to: libcupti.so.11.9}]"))
     (copy / "wsl" / "tf21").mkdir()
     (copy / "wsl" / "tf21" / "install.sh").write_text("stale\n")
     problems = generated.check(wsl.render_all(matrix.load(path)), copy, stale_globs=("wsl/*/*",))
     assert "wsl/tf29/install.sh: differs from matrix.yaml" in problems
-    assert "wsl/tf29/setup.ps1: differs from matrix.yaml" not in problems  # no wheel in the PowerShell side
+    assert "wsl/tf29/setup.ps1: differs from matrix.yaml" not in problems  # no link in the PowerShell side
     assert "wsl/tf21/install.sh: stale (no matrix entry renders it)" in problems
     assert not any(p.startswith("wsl/tf22/") for p in problems)  # CUDA 10.2 takes no wheels
+
+
+def test_a_wheel_the_wheels_lock_lacks_is_one_error_saying_to_lock(tmp_path):
+    path = tmp_path / "matrix.yaml"
+    path.write_text((ROOT / "matrix.yaml").read_text().replace('nvidia-cudnn-cu11: "8.6.0.163"        #',
+                                                               'nvidia-cudnn-cu11: "8.6.0.164"        #'))
+    with pytest.raises(lock.LockError, match=r"wheels-py3\.\d\.txt has no nvidia-cudnn-cu11==8\.6\.0\.164: run `tfenv lock`"):
+        wsl.render_all(matrix.load(path))
 
 
 @pytest.mark.parametrize("env", ["tf22", "tf29"])
