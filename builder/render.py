@@ -13,6 +13,7 @@ from builder import lock, paths, tags
 from builder.generated import Generated
 from builder.matrix import Matrix, Target
 
+
 def jinja_env(kind: str):
     """The Jinja2 environment over builder/templates/KIND; a missing value is an error, not ''."""
     import jinja2  # lazy: keeps `tfenv --help` fast

@@ -99,8 +99,8 @@ def build(project: Project, m: Matrix, image: ProjectImage, options, display: Di
     start = time.monotonic()
     try:
         display.start(f"project {image.name} on {image.base_ref} -> {image.ref}")
-        built = images.run_build(c, images.context_tar(text, ca), tag=image.ref, buildargs=args, network=options.network,
-                                 nocache=options.no_cache, display=display)
+        built = images.run_build(c, images.context_tar(text, ca), tag=image.ref, buildargs=args,
+                                 nocache=options.no_cache, display=display, network=options.network)
         display.note(f"built {built.image_id[7:19]} ({built.cached}/{built.cacheable} steps cached, "
                      f"{built.seconds:.0f} s): {image.ref}")
     finally:

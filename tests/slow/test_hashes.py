@@ -176,6 +176,10 @@ def test_project_build_refuses_a_substituted_wheel_and_accepts_the_genuine_one(
     ca = ["--ca-cert", HOST_CA] if os.path.isfile(HOST_CA) else []
     name = tags.project_name(project.name)
     try:
+        # tfenv.lock is resolved once against pip's own index (as a project commits it), then built from the
+        # local index: what is tested is the build's install, not the resolution.
+        locked = tfenv("lock", cwd=project)
+        assert locked.returncode == 0, locked.stderr
         assert "--hash=sha256:" in (project / "tfenv.lock").read_text(encoding="utf-8")
         index.wheel = repack(wheel, tmp_path / "bad")
         refused = tfenv("build", "--repo", stand_in_env, "--plain", "--network", "host",
@@ -215,9 +219,9 @@ def wsl_box(docker_client, base_image, pip_cache):
     if os.path.isfile(HOST_CA):
         volumes[HOST_CA] = {"bind": CA_IN_BOX, "mode": "ro"}
     (pip_cache / "pip").mkdir(parents=True, exist_ok=True)
-    box = docker_client.containers.run(base_image, ["sleep", "infinity"], name=f"tfenv-test-hashes-{uuid.uuid4().hex[:8]}",
-                                       detach=True, volumes=volumes, labels={"io.tfenv.test": "hashes"}, init=True,
-                                       network_mode="host")
+    name = f"tfenv-test-hashes-{uuid.uuid4().hex[:8]}"
+    box = docker_client.containers.run(base_image, ["sleep", "infinity"], name=name, detach=True, volumes=volumes,
+                                       labels={"io.tfenv.test": "hashes"}, init=True, network_mode="host")
     try:
         yield box
     finally:

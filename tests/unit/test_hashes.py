@@ -4,6 +4,7 @@ refusal of a substituted file becomes one line."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,18 +15,19 @@ ROOT = Path(__file__).resolve().parents[2]
 LOCKS = sorted((ROOT / "locks").glob("*.txt"))
 M = matrix.load()
 
-# pip 23.0.1's refusal, as it printed it in this repository's slow test (tests/slow/test_hashes.py) for a
-# wheel repacked by the test's own index on 127.0.0.1.
+# pip 23.0.1's refusal, as it printed it here for a toml wheel repacked by tests/slow/test_hashes.py's index on
+# 127.0.0.1 (pip install --no-deps --require-hashes --index-url http://127.0.0.1:38933/simple -r r.txt).
 PIP_REFUSAL = """\
+Looking in indexes: http://127.0.0.1:38933/simple
 Collecting toml==0.10.2
-  Downloading http://127.0.0.1:41235/files/toml-0.10.2-py2.py3-none-any.whl (17 kB)
+  Downloading http://127.0.0.1:38933/files/toml-0.10.2-py2.py3-none-any.whl (16 kB)
 ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. If you have updated the package \
 versions, please update the hashes. Otherwise, examine the package contents carefully; someone may have \
 tampered with them.
-    toml==0.10.2 from http://127.0.0.1:41235/files/toml-0.10.2-py2.py3-none-any.whl#sha256=0f7ea0d0 \
-(from -r /tmp/tfenv-project/tfenv.lock (line 1)):
+    toml==0.10.2 from http://127.0.0.1:38933/files/toml-0.10.2-py2.py3-none-any.whl#sha256=\
+3b84c03271a432c90fe0cab73cd661213a0794cfb26e6dc3db5b7b59326a5443 (from -r /tmp/hashtest/r.txt (line 1)):
         Expected sha256 806143ae5bfb6a3c6e736a764057db0e6a0e05e338b5630894a5f779cabb4f9b
-             Got        0f7ea0d0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0
+             Got        3b84c03271a432c90fe0cab73cd661213a0794cfb26e6dc3db5b7b59326a5443
 """.replace("\\\n", "")
 
 
@@ -75,7 +77,7 @@ def test_a_lock_shared_by_two_variants_takes_the_lower_glibc():
 
 def test_pip_refusal_becomes_one_line_naming_package_version_and_index():
     message = lock.hash_mismatch(PIP_REFUSAL.splitlines(), "tfenv.lock")
-    assert message.startswith("toml 0.10.2 from 127.0.0.1:41235 is not the file tfenv.lock names")
+    assert message.startswith("toml 0.10.2 from 127.0.0.1:38933 is not the file tfenv.lock names")
     assert "\n" not in message and "PIP_INDEX_URL" in message
     assert lock.hash_mismatch(["ERROR: No matching distribution found for toml==0.10.2"]) is None
 
@@ -120,3 +122,14 @@ def test_guided_windows_downloads_are_checked_before_the_installer_runs():
         zip_check = text.index("Test-FileChecksum -Path $CudnnZip")
         assert zip_check < check < run, env.name
         assert f"$InstallerMd5 = '{installer.md5}'" in text
+
+
+def test_install_sh_turns_pips_refusal_into_the_same_one_line(tmp_path):
+    log = tmp_path / "pip.log"
+    log.write_text(PIP_REFUSAL, encoding="utf-8")
+    script = (ROOT / "wsl" / "tf29" / "install.sh").read_text(encoding="utf-8")
+    function = re.search(r"^hash_mismatch\(\) \{.*?^\}$", script, re.S | re.M).group(0)
+    out = subprocess.run(["bash", "-c", f'{function}\nhash_mismatch "$1"', "bash", str(log)],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0 and out.stdout.count("\n") == 1, out
+    assert out.stdout.startswith("toml 0.10.2 from 127.0.0.1:38933 is not the file the lock names"), out.stdout

@@ -77,7 +77,8 @@ def test_a_wheel_the_wheels_lock_lacks_is_one_error_saying_to_lock(tmp_path):
     path = tmp_path / "matrix.yaml"
     path.write_text((ROOT / "matrix.yaml").read_text().replace('nvidia-cudnn-cu11: "8.6.0.163"        #',
                                                                'nvidia-cudnn-cu11: "8.6.0.164"        #'))
-    with pytest.raises(lock.LockError, match=r"wheels-py3\.\d\.txt has no nvidia-cudnn-cu11==8\.6\.0\.164: run `tfenv lock`"):
+    missing = r"wheels-py3\.\d\.txt has no nvidia-cudnn-cu11==8\.6\.0\.164: run `tfenv lock`"
+    with pytest.raises(lock.LockError, match=missing):
         wsl.render_all(matrix.load(path))
 
 
@@ -101,10 +102,11 @@ def _dry_run(env, distro):
 @pytest.mark.parametrize("env", ["tf29", "tf210"])
 def test_each_python_gets_its_own_lock(m, env):
     for distro, python in [("Ubuntu-20.04", "3.8"), ("Debian", "3.9")]:
-        pins = re.findall(r"^    (\S+==\S+)$", _dry_run(env, distro), re.M)
+        lines = re.findall(r"^    (\S+==\S+(?: --hash=sha256:[0-9a-f]{64})+)$", _dry_run(env, distro), re.M)
         target = m.target(env, "debian11" if python == "3.9" else "ubuntu20.04")
         wheels = [f"{n}=={v}" for n, v in m.cuda["11.2"].wsl.pip.items()]
-        assert pins == ["pip==23.0.1"] + lock.read(target).requirements() + wheels
+        assert [ln.split()[0] for ln in lines] == ["pip==23.0.1"] + lock.read(target).requirements() + wheels
+        assert lines[1:-len(wheels)] == lock.read(target).hashed()  # each pin with its lock's hashes
 
 
 def test_cuda11_takes_the_wheels_and_links_cupti():
