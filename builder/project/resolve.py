@@ -47,6 +47,10 @@ class ResolveFailed(TfenvError):
     """uv is missing, or failed for another reason (no such package, index unreachable)."""
 
 
+class UnhashedLock(ResolveFailed):
+    """tfenv.lock from before tfenv hashed pins: resolved again when it is needed."""
+
+
 @dataclass(frozen=True)
 class ConflictInfo:
     package: str  # the package whose requirement breaks the pin (may be the pinned package itself)
@@ -153,7 +157,7 @@ def read_lock(path: Path) -> ProjectLock | None:
             raise ResolveFailed(f"{path.name}: {name}=={version} is no 'name==version': {redo}")
     unhashed = parsed.unhashed()
     if unhashed:
-        raise ResolveFailed(f"{path.name}: {unhashed[0]} has no --hash (a lock from before tfenv hashed pins): {redo}")
+        raise UnhashedLock(f"{path.name}: {unhashed[0]} has no --hash (a lock from before tfenv hashed pins): {redo}")
     pins = tuple(p for p in parsed.pins)
     return ProjectLock(path, inputs, pins, text, parsed.hashes)
 
@@ -181,7 +185,10 @@ def platform(target: Target) -> str:
 
 def current_lock(project: Project, target: Target) -> ProjectLock | None:
     """tfenv.lock when it exists and matches tfenv.yaml, the requirements and the environment's locks."""
-    existing = read_lock(project.lock_path)
+    try:
+        existing = read_lock(project.lock_path)
+    except UnhashedLock:
+        return None  # written before tfenv hashed pins: resolve it again, with hashes
     if existing is None or existing.inputs != inputs_digest(project, target):
         return None
     return existing

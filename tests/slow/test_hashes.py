@@ -15,6 +15,7 @@ TFENV_TEST_PIP_CACHE=/some/dir keeps pip's downloads between runs (the WSL run i
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import http.server
@@ -148,8 +149,24 @@ def stand_in_env(docker_client, base_image):
     try:
         yield repo
     finally:
-        for img in docker_client.images.list(name=repo.split(":")[0]):
-            docker_client.images.remove(img.id, force=True)
+        from docker.errors import ImageNotFound
+
+        for image_id in _descendants(docker_client, image.id) + [image.id]:  # the project builds' cache too
+            with contextlib.suppress(ImageNotFound):  # gone with its child: untagged parents are pruned
+                docker_client.images.remove(image_id, force=True)
+
+
+def _descendants(client, root: str) -> list[str]:
+    """Images built on `root` (their layer cache included), children before their parents."""
+    children: dict[str, list[str]] = {}
+    for img in client.images.list(all=True):
+        children.setdefault(img.attrs.get("Parent") or "", []).append(img.id)
+    out, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out[::-1]
 
 
 @pytest.fixture

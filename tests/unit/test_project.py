@@ -167,6 +167,7 @@ def test_a_lock_without_hashes_is_refused_with_what_to_do(tmp_path, m):
     p.lock_path.write_text("# inputs: x\npandas==2.0.3\n", encoding="utf-8")
     with pytest.raises(resolve.ResolveFailed, match=r"pandas==2.0.3 has no --hash .*run `tfenv lock`"):
         resolve.read_lock(p.lock_path)
+    assert resolve.current_lock(p, p.target(m)) is None  # so a build resolves it again, with hashes
 
 
 def test_top_level_names_skip_options_comments_and_markers():
