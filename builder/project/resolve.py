@@ -19,11 +19,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder import files
-from builder import lock as env_lock
-from builder.errors import TfenvError
-from builder.matrix import Matrix, Target
+from builder.core import files
+from builder.core import paths as env_paths
+from builder.core.errors import TfenvError
+from builder.matrix.model import Matrix, Target
 from builder.project.config import Project
+from builder.render import lock as env_lock
 
 normalize = env_lock.normalize
 
@@ -66,9 +67,9 @@ class ConflictInfo:
 
 def constraint_paths(target: Target, jupyter: bool) -> list[Path]:
     """The environment's lock(s) the project must keep: the base lock, and the Jupyter lock on top."""
-    paths = [env_lock.lock_path(target, False)]
+    paths = [env_paths.lock_path(target, False)]
     if jupyter:
-        paths.append(env_lock.lock_path(target, True))
+        paths.append(env_paths.lock_path(target, True))
     for path in paths:
         if not path.is_file():
             raise ResolveFailed(f"no lock {path.name} for {target.key}: run `tfenv lock {target.env.name}`")
@@ -254,12 +255,10 @@ def compile_(lines: list[str], folder: Path, target: Target, jupyter: bool, inde
 def resolve(project: Project, target: Target, index_url: str | None = None,
             ca_cert: str | None = None) -> list[env_lock.Pin]:
     """The packages the project adds, with their hashes, sorted; Conflict when a pin would have to move."""
-    from builder import containers
-
     lines = requirement_lines(project)
     if not top_level_names(lines):
         return []
-    with containers.temp_dir("resolve") as tmp:
+    with files.temp_dir("resolve") as tmp:
         out = tmp / "pylock.toml"
         result = compile_(lines, project.requirements_path.parent, target, project.jupyter, index_url, ca_cert, out)
         if result.returncode != 0:

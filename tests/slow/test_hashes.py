@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from builder import matrix, tags
+from builder.matrix import tags, validate
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -136,7 +136,7 @@ def tfenv(*args, cwd, timeout=900):
 @pytest.fixture(scope="module")
 def stand_in_env(docker_client, base_image):
     """A bullseye venv at /opt/venv tagged as tf29/debian11's alias under a test repository."""
-    m = matrix.load()
+    m = validate.load()
     repo = f"tfenv-test-hashes-{uuid.uuid4().hex[:8]}/tensorflow"
     ref = tags.image_refs(m.target("tf29", "debian11"), repo)[1]
     python = m.os["debian11"].packages

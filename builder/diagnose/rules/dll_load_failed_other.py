@@ -1,27 +1,38 @@
-"""`ImportError: DLL load failed` on Windows with nothing more specific in the log."""
+"""`ImportError: DLL load failed` inside another package's C extension that the traceback names (protobuf's
+_message, h5py, numpy, ...): not TF's runtime, so not the Visual C++ advice either."""
 
 from builder.diagnose.finding import Finding
-from builder.diagnose.rules._common import tfenv_way
+from builder.diagnose.i18n import t
+from builder.diagnose.rules._common import lines
 
 ID = "dll-load-failed-other"
 
 
 def check(log, ctx):
-    evidence = [ev for kind in ("dll_load_failed", "win_error_126", "native_runtime", "win32_app")
-                for ev in log.all(kind)[:1]]
-    if not log.has("dll_load_failed", "win32_app", "win_error_126") or ctx.platform.value not in ("windows", ""):
+    failed = log.all("dll_load_failed")[:1]
+    if not failed or ctx.platform.value not in ("windows", ""):
         return None
-    if log.has("win32_app"):
-        cause = "Python and TensorFlow's DLLs differ in bitness: TF needs a 64-bit Python."
-        fix = ("install 64-bit Python (python.org, \"Windows installer (64-bit)\") and reinstall TensorFlow in a new "
-               "venv")
+    if "_pywrap_tensorflow" in log.line_text(failed[0].line):
+        return None
+    protobuf = log.all("protobuf_ext")[:1]
+    frames = [ev for ev in log.all("ext_frame") if ev.line <= failed[0].line]
+    if protobuf:
+        cause = t("The DLL that failed is protobuf's C extension (google.protobuf.pyext._message), not TensorFlow's "
+                  "own: that protobuf wheel does not load on this Python (protobuf 3.6.1's Windows wheels need Python "
+                  "3.6.1+).")
+        fix = t("reinstall protobuf in a version built for this Python: `pip uninstall protobuf` then `pip install "
+                "protobuf==3.6.0` on Python 3.6.0, or upgrade Python (3.6.1 or later) and keep the protobuf TF pins; "
+                "`PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python` avoids the extension, slowly")
+        evidence = protobuf + failed
+    elif frames:
+        package = frames[-1].groups[0]
+        cause = t("The DLL that failed belongs to {package}'s compiled extension, not TensorFlow's own: that build of "
+                  "{package} does not match this Python or the libraries beside it (pip and conda copies mixed).",
+                  package=package)
+        fix = t("reinstall {package} in that environment: `pip uninstall {package}` then `pip install {package}` (in "
+                "a conda env use `conda install {package}` and do not mix it with a pip copy)", package=package)
+        evidence = frames[-1:] + failed
     else:
-        cause = ("Windows could not load _pywrap_tensorflow_internal or one of the DLLs it needs; the log does not say "
-                 "which.")
-        fix = ("in order of likelihood: install the x64 Visual C++ Redistributable 2015-2022; check the CPU has AVX; "
-               "use "
-               "a 64-bit Python within TF's supported versions; for TF <= 2.0 GPU builds install the CUDA and cuDNN "
-               "versions it was built with and put their bin folders on PATH; then open a new terminal. The standalone "
-               "doctor (`python doctor.py --env ENV`) lists what is missing")
-    return Finding(ID, "TensorFlow's native library failed to load", [ev.line for ev in evidence], cause, fix,
-                   tfenv_way(ctx), rank=85)
+        return None
+    return Finding(ID, t("A package's C extension failed to load"), lines(evidence), cause, fix, "", rank=17,
+                   supersedes=("msvc-runtime",))
