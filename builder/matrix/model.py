@@ -93,6 +93,7 @@ class WindowsCuda:
     cudnn_zip: str | None = None  # the file name NVIDIA's cuDNN archive (login required) has
     cudnn_zip_sha256: str | None = None  # its known sha256; None: none could be sourced (the script asks)
     copies: tuple[Copy, ...] = ()
+    cudnn_dlls: tuple[str, ...] = ()  # cuDNN 8's parts, which its loader DLL opens at the first convolution
 
 
 @dataclass(frozen=True)

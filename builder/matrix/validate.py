@@ -208,14 +208,14 @@ def _hex(c: _Checker, value: Any, path: str, length: int) -> str:
 
 
 def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
-    m = c.mapping(raw, p, required=("source",),
-                  optional=("pip", "cudnn", "installer", "cudnn_zip", "cudnn_zip_sha256", "copies"))
+    m = c.mapping(raw, p, required=("source",), optional=("pip", "cudnn", "installer", "cudnn_zip", "copies",
+                                                              "cudnn_dlls", "cudnn_zip_sha256"))
     source = c.one_of(m["source"], f"{p}.source", ("pip", "installer"), "Windows CUDA source")
     needs = ("pip", "cudnn") if source == "pip" else ("installer", "cudnn_zip")
     for key in needs:
         if key not in m:
             c.fail(f"{p}.{key}", f"missing required key (source {source!r} needs {' and '.join(needs)})")
-    for key in sorted(set(m) - set(needs) - {"source", "copies", "cudnn_zip_sha256"}):
+    for key in sorted(set(m) - set(needs) - {"source", "copies", "cudnn_dlls", "cudnn_zip_sha256"}):
         c.fail(f"{p}.{key}", f"belongs to source {'installer' if source == 'pip' else 'pip'}, not {source!r}")
     installer = None
     if "installer" in m:
@@ -242,6 +242,7 @@ def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
         cudnn_zip_sha256=_hex(c, m["cudnn_zip_sha256"], f"{p}.cudnn_zip_sha256", 64) or None
         if m.get("cudnn_zip_sha256") else None,
         copies=tuple(copies),
+        cudnn_dlls=_dll_names(c, m.get("cudnn_dlls", []), f"{p}.cudnn_dlls"),
     )
 
 

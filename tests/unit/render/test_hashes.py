@@ -121,9 +121,12 @@ def test_guided_windows_downloads_are_checked_before_the_installer_runs():
         installer = env.cuda.windows.installer
         assert re.fullmatch(r"[0-9a-f]{32}", installer.md5) and installer.md5_source.startswith("https://")
         text = windows.render(M, env).text
-        check, run = text.index("Test-FileChecksum -Path $installer"), text.index("Start-Process -FilePath $installer")
-        zip_check = text.index("Test-FileChecksum -Path $CudnnZip")
-        assert zip_check < check < run, env.name
+        body = text[text.index("function Invoke-CudaInstaller {"):]
+        assert body.index("Test-FileChecksum -Path $Installer.Path -Algorithm 'MD5'") < \
+            body.index("Invoke-Console -FilePath $Installer.Path"), env.name  # checked, then run
+        guided = text[text.index("function Install-CudaRuntime {"):]
+        assert guided.index("Test-FileChecksum -Path $CudnnZip") < guided.index("Test-Administrator") < \
+            guided.index("Invoke-CudaInstaller -Installer"), env.name  # the zip too, before anything runs
         assert f"$InstallerMd5 = '{installer.md5}'" in text
 
 
@@ -136,3 +139,28 @@ def test_install_sh_turns_pips_refusal_into_the_same_one_line(tmp_path):
                          capture_output=True, text=True, timeout=30)
     assert out.returncode == 0 and out.stdout.count("\n") == 1, out
     assert out.stdout.startswith("toml 0.10.2 from 127.0.0.1:38933 is not the file the lock names"), out.stdout
+
+
+# The same refusal in pip's --log file (what setup.ps1 reads: pip runs on its own console there), as pip
+# 23.0.1 wrote it here for the same repacked wheel: a timestamp before every line.
+PIP_LOG = """\
+2026-12-01T21:10:46,783 ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. If you have \
+updated the package versions, please update the hashes. Otherwise, examine the package contents carefully; someone \
+may have tampered with them.
+2026-12-01T21:10:46,783     toml==0.10.2 from http://127.0.0.1:37581/files/toml-0.10.2-py2.py3-none-any.whl#sha256=\
+741dc5a7713dd6c9e6fa86932d4d19b3aa558897e366bee1554c2333ecf70986 (from -r /tmp/hashtest/r.txt (line 1)):
+2026-12-01T21:10:46,783         Expected sha256 806143ae5bfb6a3c6e736a764057db0e6a0e05e338b5630894a5f779cabb4f9b
+2026-12-01T21:10:46,783              Got        741dc5a7713dd6c9e6fa86932d4d19b3aa558897e366bee1554c2333ecf70986
+"""
+
+
+def test_setup_ps1_finds_the_refused_pin_in_pips_log():
+    """The pattern Get-HashMismatch matches with (.NET and Python agree on this subset), on pip's log."""
+    text = windows.render(M, M.env("tf29")).text
+    pattern = re.search(r"\$seen -and \$line -match '([^']+)'", text).group(1)
+    lines = PIP_LOG.splitlines()
+    start = next(i for i, ln in enumerate(lines) if "DO NOT MATCH THE HASHES" in ln)
+    found = next(m for m in (re.match(pattern, ln) for ln in lines[start + 1:]) if m)
+    assert found.group(1, 2, 4) == ("toml", "0.10.2", "127.0.0.1:37581")
+    assert re.match(pattern, "    six==1.16.0 from https://u:secret@mirror.example.org/six.whl").group(4) == (
+        "mirror.example.org")
