@@ -27,6 +27,12 @@ class LockError(TfenvError):
     """A lock is missing or cannot be resolved; the message is one line."""
 
 
+class SubstitutedFile(TfenvError):
+    """pip refused a file whose sha256 is not its lock's (a build's step): bad input from the index."""
+
+    exit_code = 2
+
+
 @dataclass(frozen=True)
 class Pin:
     name: str

@@ -533,6 +533,9 @@ final_checks() {
   ) <<'PY' || rc=$?
 import ctypes, os, re, subprocess, sys
 
+for stream in (sys.stdout, sys.stderr):
+    if hasattr(stream, "reconfigure"):  # a path the locale cannot spell is escaped, never a crash
+        stream.reconfigure(errors="backslashreplace")
 want_tf, sonames = sys.argv[1], sys.argv[2:]
 
 
@@ -558,7 +561,7 @@ for name in sonames:
 
 code = "import tensorflow as tf; print(tf.__version__); print(len(tf.config.list_physical_devices('GPU')))"
 child = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True)
+                       encoding="utf-8", errors="replace")
 if child.returncode != 0:
     print("FAIL import tensorflow: " + (child.stderr.strip().splitlines() or ["exit %d" % child.returncode])[-1])
     sys.exit(1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -333,3 +334,22 @@ def test_apt_route_needs_an_ubuntu_section(matrix_data, write_matrix):
             env["os"] = ["debian11"]
     with pytest.raises(model.MatrixError, match=r"cuda\.11\.2\.wsl\.source: 'apt' takes the packages"):
         validate.load(write_matrix(matrix_data))
+
+
+def test_final_checks_report_a_non_ascii_path_under_an_ascii_locale(tmp_path):
+    """install.sh's embedded checks (taken from the rendered script) print a library path the locale cannot
+    spell escaped, and still reach their verdict (here: no TensorFlow in this venv)."""
+    bash = (ROOT / "wsl" / "tf29" / "install.sh").read_text(encoding="utf-8")
+    program = re.search(r"<<'PY' \|\| rc=\$\?\n(.*?)\nPY\n", bash, re.S).group(1)
+    libs = tmp_path / "C" / "Users" / "\u5f20\u4e09" / "lib"
+    libs.mkdir(parents=True)
+    zlib = next(p for p in (Path("/lib/x86_64-linux-gnu/libz.so.1"), Path("/usr/lib/x86_64-linux-gnu/libz.so.1"))
+                if p.exists())
+    shutil.copy(zlib, libs / "libz.so.1")
+    result = subprocess.run(["python3", "-c", program, "2.9.3", "libz.so.1"], capture_output=True, timeout=60,
+                            env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "ascii",
+                                 "LD_LIBRARY_PATH": str(libs)})
+    out = result.stdout.decode("ascii")
+    assert result.returncode == 1 and b"Traceback" not in result.stderr, result.stderr
+    assert f"ok   libz.so.1 loads from {libs.parent.parent}/\\u5f20\\u4e09/lib/libz.so.1" in out
+    assert "FAIL import tensorflow: ModuleNotFoundError: No module named 'tensorflow'" in out
