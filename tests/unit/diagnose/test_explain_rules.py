@@ -178,6 +178,10 @@ NOTHING = [
     "device:GPU:0 with 9640 MB memory:  -> device: 0, name: NVIDIA GeForce RTX 3080, pci bus id: 0000:01:00.0, "
     "compute capability: 8.6",
     "Epoch 1/10\n  32/60000 [..............................] - ETA: 5:12 - loss: 2.3026",
+    "$ systemctl status nvidia-fabricmanager\n     Active: active (running) since Mon 2024-02-26 09:28:18 UTC",
+    "root@3f2a9c1b7d8e:/workspace# nvidia-smi -L\nGPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1234)",
+    "me@PC:~$ ls /usr/lib/wsl/lib\nlibcuda.so  libcuda.so.1  libcuda.so.1.1  libdxcore.so  nvidia-smi",
+    "docker run --gpus all --rm tensorflow/tensorflow:2.9.1-gpu python -c 'import tensorflow as tf'",
     "",
 ]
 
