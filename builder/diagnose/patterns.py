@@ -277,6 +277,9 @@ WSL = [
     # `ldconfig -p` listing a driver library outside /usr/lib/wsl/lib: a Linux driver package inside WSL
     ("ldcache_driver_lib", _p(r"lib(?:cuda|nvidia-ml)\.so[\d.]{0,10} \(libc6[^)\n]{0,30}\) => "
                               r"((?!/usr/lib/wsl)/[\w/.+-]{1,120})", "(libc6")),
+    # the folder the Windows driver's libraries are mounted at is not there
+    ("wsl_lib_missing", _p(r"(?:cannot access '/usr/lib/wsl/lib|/usr/lib/wsl/lib/?'?: No such file or directory)",
+                           "/usr/lib/wsl/lib")),
     ("dxcore_missing", _p(r"(libdxcore\.so)[^\n]{0,80}(?:cannot open|not found|No such file)", "libdxcore")),
 ]
 

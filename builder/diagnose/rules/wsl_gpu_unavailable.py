@@ -17,6 +17,7 @@ def check(log, ctx):
     # CUDA says "driver insufficient" while no driver version is known: WSL's libcuda without a GPU behind it
     unknown_driver = [] if ctx.driver else log.all("insufficient_driver")[:1]
     evidence = toolkit + dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + unknown_driver
+    evidence += log.all("wsl_lib_missing")[:1]
     if not evidence:
         return None
     wsl = (ctx.facts or {}).get("wsl") or {}

@@ -147,6 +147,8 @@ CASES += [
      "cuinit-error", "stubs"),
     ("wsl-no-dxg", "Linux PC 5.10.102.1-microsoft-standard-WSL2\n$ ls -l /dev/dxg\nls: cannot access '/dev/dxg': "
      "No such file or directory", "wsl-gpu-unavailable", "wsl --update"),
+    ("wsl-no-lib-folder", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n$ ls /usr/lib/wsl/lib\nls: cannot access "
+     "'/usr/lib/wsl/lib': No such file or directory", "wsl-gpu-unavailable", "NVIDIA Windows driver"),
     ("cc30-ignored", "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1283] Ignoring visible gpu device (device: 0, "
      "name: Quadro K2000M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The "
      "minimum required Cuda capability is 3.5.", "gpu-too-old", "TF_CUDA_COMPUTE_CAPABILITIES=3.0"),
