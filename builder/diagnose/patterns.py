@@ -201,9 +201,9 @@ PATTERNS = [
     ("store_python", _p(r"(PythonSoftwareFoundation\.Python\.3\.\d+|WindowsApps\\python|LocalCache\\local-packages)",
                         'PythonSoftwareFoundation', 'WindowsApps\\python', 'LocalCache\\local-packages')),
     # a Unix shell prompt (user@host:~$) or absolute Linux paths
-    ("linux_shell", _p(r"(\w[\w.-]{0,40}@[\w.-]{1,60}:[~/][^\n$#]{0,80}[$#] |"
-                       r"(?<![\w:])/(?:home|usr/local|usr/lib|opt|root|etc|proc|sys|dev|var/lib)/)",
-                       "@", "/home/", "/usr/", "/opt/", "/root/", "/etc/", "/proc/", "/sys/", "/dev/", "/var/lib/")),
+    ("linux_shell", _p(r"(\w[\w.-]{0,40}@[\w.-]{1,60}:~[^\n$#]{0,80}[$#] |"
+                       r"(?<![\w:])/(?:home|usr/local|usr/lib|opt|root|proc)/)",
+                       ":~$ ", ":~# ", ":~/", "/home/", "/usr/", "/opt/", "/root/", "/proc/")),
     ("python_path", _p(r"[/\\](?:python|Python|lib/python)(3\.?\d{1,2})[/\\]",
                        'ython3')),
     ("python_banner", _p(r"Python (3\.\d{1,2})\.\d{1,2}[ \n]", 'Python 3.')),

@@ -165,7 +165,7 @@ CASES += [
     ("cudnn-mismatch-prompt", "(base) me@box:~/proj$ python train.py\n"
      "E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library: 8.0.4 but source was "
      "compiled with: 8.1.0.", "cudnn-version-mismatch",
-     "ldconfig -p"),
+     "and in LD_LIBRARY_PATH"),
     ("tf1-cudnn-newer", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:396] Loaded runtime CuDNN library: 7102 "
      "(compatibility version 7100) but source was compiled with 7005 (compatibility version 7000).",
      "cudnn-version-mismatch", "cuDNN 7.0"),
