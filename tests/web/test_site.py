@@ -88,3 +88,27 @@ def test_missing_pyodide_is_one_line_and_writes_nothing(tmp_path):
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "no Pyodide in" in run.stderr and "npm ci" in run.stderr
     assert not out.exists()
+
+
+def test_rule_pages_quote_real_lines_and_cite_them(site):
+    """Every rule page (each language) quotes only whole lines of the corpus logs it cites; the index lists it."""
+    import html
+    import re
+
+    import yaml
+
+    logs = {}
+    for path in cases.CORPUS.glob("[0-9]*.yaml"):
+        case = yaml.safe_load(path.read_text(encoding="utf-8"))
+        logs.setdefault(case["source"], set()).update(case["log"].split("\n"))
+    for folder in (site / "rules", site / "zh-CN" / "rules"):
+        pages = sorted(p for p in folder.glob("*.html") if p.name != "index.html")
+        assert len(pages) >= 20, folder
+        index = (folder / "index.html").read_text(encoding="utf-8")
+        for page in pages:
+            text = page.read_text(encoding="utf-8")
+            assert f'href="{page.name}"' in index
+            quoted = re.findall(r'<pre class="rule-lines">(.*?)</pre>\s*<p>[^<]*<a href="([^"]+)"', text, re.S)
+            assert quoted, page
+            for lines, url in quoted:
+                assert set(html.unescape(lines).split("\n")) <= logs[html.unescape(url)], (page, url)
