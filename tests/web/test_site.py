@@ -82,6 +82,15 @@ def test_site_files(site):
     assert (site / "rules" / "missing-cuda-runtime.html").is_file()
 
 
+@pytest.mark.parametrize("args", [["--out", ""], ["--out", "OUT", "--pyodide", ""],
+                                  ["--out", "OUT", "--source-url", "x"], ["--out", "OUT", "--pyodide", "/etc"]])
+def test_bad_options_are_one_line_and_write_nothing(tmp_path, args):
+    before = sorted(tmp_path.iterdir())
+    run = tfenv("web", *[str(tmp_path / a) if a == "OUT" else a for a in args], cwd=tmp_path)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert sorted(tmp_path.iterdir()) == before
+
+
 def test_missing_pyodide_is_one_line_and_writes_nothing(tmp_path):
     out = tmp_path / "site"
     run = tfenv("web", "--out", str(out), "--pyodide", str(tmp_path / "none"))
