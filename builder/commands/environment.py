@@ -110,7 +110,7 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
         os_name = project.os
     target = m.target(env, os_name)
     build_settings = common.make_build_options(build_kwargs, repo=repo, jupyter=True) if build else None
-    repo = common.default_repo(repo) or m.image.repo
+    repo = m.repo(common.default_repo(repo))
     interactive = False
     if not jupyter:
         tty = _isatty(sys.stdin) and _isatty(sys.stdout)
@@ -130,7 +130,7 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
         ref = actions.current_image(m, project, c, repo).ref
     else:
         ref = tags.image_refs(target, repo, jupyter=jupyter)[1]
-    hint = f"tfenv build {env} --os {target.os.name}" + (" --jupyter" if jupyter else "")
+    hint = tags.build_hint(target, jupyter=jupyter)
     if jupyter and build and not daemon.has_image(c, ref):
         from builder.core import progress
         from builder.docker import images

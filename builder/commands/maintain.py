@@ -46,7 +46,7 @@ def show_command(ctx, env, os_name, repo, as_json):
     from builder.render import describe
 
     m = load_matrix(ctx)
-    info = describe.env_dict(m, m.env(env), common.default_repo(repo) or m.image.repo, os_name)
+    info = describe.env_dict(m, m.env(env), m.repo(common.default_repo(repo)), os_name)
     if as_json:
         click.echo(describe.dump(info, "json"), nl=False)
     else:
