@@ -126,9 +126,7 @@ def lock_command(ctx, envs, jupyter):
 
 
 @click.command("bake")
-@env_names_argument
-@click.option("--os", "os_names", multiple=True, metavar="OS", callback=common.nonempty,
-              help="Only this OS variant (repeatable).")
+@common.targets_arguments
 @click.option("--repo", callback=common.repository_option,
               help="Default of the bake variable REPO (default: the matrix's; not TFENV_REPO: the file is committed).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), callback=common.nonempty,
@@ -164,9 +162,7 @@ def ci_command():
 
 
 @ci_command.command("matrix")
-@env_names_argument
-@click.option("--os", "os_names", multiple=True, metavar="OS", callback=common.nonempty,
-              help="Only this OS variant (repeatable).")
+@common.targets_arguments
 @click.option("--repo", callback=common.repository_option,
               help="Image repository for the tags (default: the matrix's).")
 @click.option("--json", "as_json", is_flag=True,

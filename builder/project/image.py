@@ -99,11 +99,6 @@ def build(project: Project, m: Matrix, image: ProjectImage, options, display: Di
     return ProjectBuild(image, built.image_id, built.cached, built.cacheable, time.monotonic() - start)
 
 
-def require_built(c, image: ProjectImage):
-    """The local project image, or ImageMissing saying to build it (a changed lock is a new tag)."""
-    return daemon.require_image(c, image.ref, "tfenv build")
-
-
 def test_expectations(project: Project, lock: ProjectLock) -> dict:
     """What the project suite checks (builder/verify/suites/test_project.py): every top-level requirement imports."""
     from builder.project.resolve import requirement_lines, top_level_names
