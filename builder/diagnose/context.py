@@ -34,6 +34,7 @@ class Fact:
 class Context:
     def __init__(self):
         self.platform = Fact("")  # windows / wsl1 / wsl2 / linux / '' (unknown)
+        self.posix = Fact(False)  # a Unix shell prompt or Linux paths: Linux or WSL, the log cannot tell which
         self.container = Fact(False)
         self.tf = Fact("")  # a TF line: '2.9'
         self.tf_candidates = []  # TF lines the libraries it asked for fit, newest first
@@ -56,8 +57,8 @@ class Context:
 
     @property
     def linux_like(self):
-        """Linux advice applies (Linux, WSL, a container)."""
-        return self.platform.value in ("linux", "wsl1", "wsl2") or bool(self.container)
+        """Linux advice applies (Linux, WSL, a container, or Unix paths where the rest cannot tell)."""
+        return self.platform.value in ("linux", "wsl1", "wsl2") or bool(self.container) or bool(self.posix)
 
     def env(self):
         return self.envs[0] if self.envs else ""
@@ -83,6 +84,9 @@ def infer(log, facts=None, platform=None, tf=None, cuda=None):
     ctx.facts = facts
     ctx.container = _container(log)
     ctx.platform = Fact(platform, 0, "given") if platform else _platform(log, bool(ctx.container))
+    shell = log.first("linux_shell")
+    if shell and not ctx.platform:
+        ctx.posix = Fact(True, shell.line, "a Unix prompt or path")
     if ctx.container and not ctx.platform:
         ctx.platform = Fact("linux", ctx.container.line, "inside a container")
     ctx.cuda_wanted = _cuda_wanted(log)

@@ -13,14 +13,14 @@ _META = re.compile(r"[\\.^$*+?{}\[\]|()]")
 
 def _p(pattern, *needles, **options):
     """A pattern and the literals one of which its line must contain (default: the pattern's literal start).
-    The text is scanned for needles with str.find and the pattern runs on those lines only; span=True lets a
-    match run on into the next line (a paste that wrapped the message)."""
+    The text is scanned for needles with str.find and the pattern runs on those lines only; span=N lets a
+    match run on into the next N lines (True: one; a paste that wrapped the message)."""
     if not needles:
         literal = pattern[: _META.search(pattern).start()] if _META.search(pattern) else pattern
         if len(literal) < 4:
             raise ValueError("name the needles of " + pattern)
         needles = (literal,)
-    return re.compile(pattern), needles, bool(options.get("span"))
+    return re.compile(pattern), needles, int(options.get("span") or 0)
 
 
 _CI = ("hostedtoolcache", "##[error]", "/home/runner/work/", "/home/travis/")
@@ -99,8 +99,9 @@ PATTERNS = [
     ("gpu_none", _p(r"(GPU is NOT AVAILABLE|GPU (?:is )?not available|Num GPUs Available:?\s*0\b|"
                     r"No GPU (?:found|detected)|GPU[\w ]{0,20}(?:[Aa]vailable|devices|list)\??:? ?\[\])",
                     'GPU is NOT', 'GPU not available', 'GPU is not available', 'GPUs Available', 'No GPU ', ': []')),
-    ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*\n(?:>>> )?\[\]", "list_physical_devices(",
-                    span=True)),
+    # `print(tf.config.list_physical_devices('GPU'))` answered by `[]`, perhaps after a version line
+    ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)[^\n]{0,120}\n(?:[^\n]{0,40}\n)?(?:>>> )?\[\]",
+                    "list_physical_devices(", span=2)),
     ("ci", _p(r"(/opt/hostedtoolcache|##\[error\]|/home/runner/work/|/home/travis/)", *_CI)),
     ("gpus_available", _p(r"Num GPUs Available:?\s*(\d+)", 'GPUs Available')),
     # cuDNN
@@ -199,6 +200,10 @@ PATTERNS = [
     ("compose_prefix", _p(r"(?m)^([\w.-]{1,60}_\d{1,3})\s+\|", ' | ', ' |\t')),
     ("store_python", _p(r"(PythonSoftwareFoundation\.Python\.3\.\d+|WindowsApps\\python|LocalCache\\local-packages)",
                         'PythonSoftwareFoundation', 'WindowsApps\\python', 'LocalCache\\local-packages')),
+    # a Unix shell prompt (user@host:~$) or absolute Linux paths
+    ("linux_shell", _p(r"(\w[\w.-]{0,40}@[\w.-]{1,60}:[~/][^\n$#]{0,80}[$#] |"
+                       r"(?<![\w:])/(?:home|usr/local|usr/lib|opt|root|etc|proc|sys|dev|var/lib)/)",
+                       "@", "/home/", "/usr/", "/opt/", "/root/", "/etc/", "/proc/", "/sys/", "/dev/", "/var/lib/")),
     ("python_path", _p(r"[/\\](?:python|Python|lib/python)(3\.?\d{1,2})[/\\]",
                        'ython3')),
     ("python_banner", _p(r"Python (3\.\d{1,2})\.\d{1,2}[ \n]", 'Python 3.')),
@@ -206,6 +211,9 @@ PATTERNS = [
                       *_TF_NEEDLES)),
     ("tf_version", _p(r"tf\.__version__[^\n]{0,10}?\n?[^\n]{0,10}?'?(\d\.\d{1,2}\.\d{1,2})\b", "__version__",
                       span=True)),
+    # a command printing tf.__version__ among other things, answered by a bare version line
+    ("tf_version", _p(r"tf\.__version__[^\n]{0,200}\n\s{0,4}'?(\d\.\d{1,2}\.\d{1,2})'?\s*(?:\n|$)", "__version__",
+                      span=1)),
     # `pip show tensorflow`: "Name: tensorflow" then "Version: 2.12.0"
     ("tf_version", _p(r"Name: tensorflow[\w-]{0,12}\s*\n[^\n]{0,8}Version: (\d\.\d{1,2}(?:\.\d{1,2})?)\b",
                       span=True)),
@@ -230,8 +238,9 @@ CONTAINER = [
                            "unsatisfied condition:")),
     ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
                      r"error: ([^\n\\\"]{0,200})", "nvidia-container-cli: ")),
-    ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-cli): (?:no such file or directory|"
-                            r"executable file not found)", "nvidia-container-runtime-hook:", "nvidia-container-cli:")),
+    ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-cli)\\{0,3}\"?: (?:no such file or "
+                            r"directory|executable file not found)", "nvidia-container-runtime-hook",
+                            "nvidia-container-cli:")),
     ("compose_gpu_key", _p(r"(Unsupported config option for services\.[\w.-]{1,60}: '(?:runtime|gpus|device_requests)'|"
                            r"Additional propert(?:y|ies) [^\n]{0,60}'(?:devices|gpus|device_requests|capabilities)'"
                            r"[^\n]{0,40}(?:is not allowed|was unexpected))",
@@ -300,9 +309,10 @@ DRIVER = [
 # absl log_message; the shell's and Python's own words for a crash).
 FATAL = [
     ("fatal", _p(r"(?m)((?:\] |: |^)F(?:\d{4} [\d:.]{8,30}\s{1,8}\d{1,8})?\s{1,4}[\w/.-]{1,160}\.cc:\d{1,5}\]"
-                 r"[^\n]{0,160}|Check failed: [^\n]{0,160}|Aborted \(core dumped\)|Segmentation fault[^\n]{0,40}|"
-                 r"Fatal Python error: [^\n]{0,80})",
-                 ": F ", "] F ", "F tensorflow/", "F external/", "F0000 ", "Check failed", "Aborted (core dumped)",
+                 r"[^\n]{0,160}|Check failed: [^\n]{0,160}|Aborted \(core dumped\)|^Aborted\s*$|"
+                 r"Segmentation fault[^\n]{0,40}|Fatal Python error: [^\n]{0,80}|"
+                 r"exit code -10737\d{5} \(0xC0000(?:005|409|374)\))",
+                 ": F ", "] F ", "F tensorflow/", "F external/", "F0000 ", "Check failed", "Aborted", "(0xC0000",
                  "Segmentation fault", "Fatal Python error")),
 ]
 

@@ -52,7 +52,7 @@ def dockerfile(image: ProjectImage, m: Matrix) -> str:
 
     return jinja_env("project").get_template("Dockerfile.j2").render(
         name=image.name, env=image.target.env.name, base_ref=image.base_ref, apt=list(image.apt),
-        apt_distro=image.target.os.family, pins=image.lock.requirements(),
+        apt_distro=image.target.os.family, pins=image.lock.hashed(),
         labels=tags.project_labels(image.name, image.base_ref, image.lock.digest),
         workdir=m.image.workdir, uid=m.image.uid,
     )

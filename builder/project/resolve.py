@@ -48,6 +48,10 @@ class ResolveFailed(TfenvError):
     """uv is missing, or failed for another reason (no such package, index unreachable)."""
 
 
+class UnhashedLock(ResolveFailed):
+    """tfenv.lock from before tfenv hashed pins: resolved again when it is needed."""
+
+
 @dataclass(frozen=True)
 class ConflictInfo:
     package: str  # the package whose requirement breaks the pin (may be the pinned package itself)
@@ -123,6 +127,7 @@ class ProjectLock:
     inputs: str  # inputs_digest() when it was written
     pins: tuple[tuple[str, str], ...]  # what the project adds to the environment image
     text: str
+    hashes: dict = None  # normalized name -> the sha256 digests of the files pip may install for it
 
     @property
     def digest(self) -> str:
@@ -132,43 +137,59 @@ class ProjectLock:
     def requirements(self) -> list[str]:
         return [f"{name}=={version}" for name, version in self.pins]
 
+    def hashed(self) -> list[str]:
+        """The pins as pip --require-hashes lines: name==version --hash=sha256:..."""
+        return [env_lock.Pin(n, v, (self.hashes or {}).get(normalize(n), ())).hashed for n, v in self.pins]
+
 
 def read_lock(path: Path) -> ProjectLock | None:
+    """tfenv.lock, strictly: the pins are written into the Dockerfile's RUN line, and each needs its hashes."""
     if not path.is_file():
         return None
     text = path.read_text(encoding="utf-8")
-    inputs, pins = "", []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.startswith("# inputs: "):
-            inputs = line.split(":", 1)[1].strip()
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        name, sep, version = line.partition("==")
-        # strict: the pins are written into the Dockerfile's RUN line
-        if not sep or not re.fullmatch(_NAME, name.strip()) or not _VERSION.fullmatch(version.strip()):
-            raise ResolveFailed(f"{path.name}:{number}: expected 'name==version', got {line!r}: "
-                                f"run `tfenv lock` to write it again")
-        pins.append((name.strip(), version.strip()))
-    return ProjectLock(path, inputs, tuple(pins), text)
+    inputs = next((ln.split(":", 1)[1].strip() for ln in text.splitlines() if ln.startswith("# inputs: ")), "")
+    redo = "run `tfenv lock` to write it again"
+    try:
+        parsed = env_lock.parse(path)
+    except env_lock.LockError as exc:
+        raise ResolveFailed(f"{exc}: {redo}") from None
+    for name, version in parsed.pins:
+        if not re.fullmatch(_NAME, name) or not _VERSION.fullmatch(version):
+            raise ResolveFailed(f"{path.name}: {name}=={version} is no 'name==version': {redo}")
+    unhashed = parsed.unhashed()
+    if unhashed:
+        raise UnhashedLock(f"{path.name}: {unhashed[0]} has no --hash (a lock from before tfenv hashed pins): {redo}")
+    pins = tuple(p for p in parsed.pins)
+    return ProjectLock(path, inputs, pins, text, parsed.hashes)
 
 
-def lock_text(project: Project, target: Target, inputs: str, pins: list[tuple[str, str]]) -> str:
+def lock_text(project: Project, target: Target, inputs: str, pins: list[env_lock.Pin]) -> str:
     what = f"{target.env.name} ({target.os.name}, Python {target.python}{', Jupyter' if project.jupyter else ''})"
     header = (
         f"# tfenv.lock: what this project adds to {what}, resolved by `tfenv lock` from\n"
         f"# {project.requirements or 'no requirements'} with the environment's lock as constraints. "
         f"Commit it; do not edit.\n"
         f"# inputs: {inputs}\n"
+        f"# Hashes: sha256 of the files pip may install on {env_lock.platform_label(platform(target))}, "
+        f"CPython {target.python}; the image installs them with --require-hashes.\n"
     )
     if project.apt:
         header += f"# apt: {' '.join(project.apt)}\n"
-    return header + "".join(f"{n}=={v}\n" for n, v in pins)
+    return header + "".join(p.requirement + "".join(f" \\\n    --hash=sha256:{h}" for h in p.hashes) + "\n"
+                            for p in pins)
+
+
+def platform(target: Target) -> str:
+    """uv's platform for the project image: the manylinux level of the environment image's OS."""
+    return env_lock.manylinux_platform(target.os.glibc)
 
 
 def current_lock(project: Project, target: Target) -> ProjectLock | None:
     """tfenv.lock when it exists and matches tfenv.yaml, the requirements and the environment's locks."""
-    existing = read_lock(project.lock_path)
+    try:
+        existing = read_lock(project.lock_path)
+    except UnhashedLock:
+        return None  # written before tfenv hashed pins: resolve it again, with hashes
     if existing is None or existing.inputs != inputs_digest(project, target):
         return None
     return existing
@@ -199,11 +220,12 @@ def _uv() -> str:
 
 
 def compile_(lines: list[str], folder: Path, target: Target, jupyter: bool, index_url: str | None = None,
-             ca_cert: str | None = None) -> subprocess.CompletedProcess:
+             ca_cert: str | None = None, pylock: Path | None = None) -> subprocess.CompletedProcess:
     """uv pip compile for the image's Python and platform, with the environment's lock(s) as constraints.
 
     The requirements go to a short-lived hidden file in `folder` (the requirements file's), so that its
-    relative `-r`/`-c` includes resolve as they do for pip.
+    relative `-r`/`-c` includes resolve as they do for pip. With `pylock`, the result (every file with its
+    hash, only those the platform installs) is written there as pylock.toml.
     """
     fd, name = tempfile.mkstemp(prefix=".tfenv-resolve-", suffix=".txt", dir=str(folder))
     req = Path(name)
@@ -211,7 +233,9 @@ def compile_(lines: list[str], folder: Path, target: Target, jupyter: bool, inde
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
         cmd = [_uv(), "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",
-               "--python-version", target.python, "--python-platform", env_lock.LINUX_PLATFORM]
+               "--python-version", target.python, "--python-platform", platform(target)]
+        if pylock:
+            cmd += ["--generate-hashes", "--format", "pylock.toml", "-o", str(pylock)]
         for path in constraint_paths(target, jupyter):
             cmd += ["--constraint", str(path)]
         if index_url:
@@ -229,22 +253,19 @@ def compile_(lines: list[str], folder: Path, target: Target, jupyter: bool, inde
 
 
 def resolve(project: Project, target: Target, index_url: str | None = None,
-            ca_cert: str | None = None) -> list[tuple[str, str]]:
-    """The packages the project adds (name, version), sorted; Conflict when a pin would have to move."""
+            ca_cert: str | None = None) -> list[env_lock.Pin]:
+    """The packages the project adds, with their hashes, sorted; Conflict when a pin would have to move."""
     lines = requirement_lines(project)
     if not top_level_names(lines):
         return []
-    result = compile_(lines, project.requirements_path.parent, target, project.jupyter, index_url, ca_cert)
-    if result.returncode != 0:
-        raise explain_failure(result.stderr, lines, project, target, index_url, ca_cert)
+    with files.temp_dir("resolve") as tmp:
+        out = tmp / "pylock.toml"
+        result = compile_(lines, project.requirements_path.parent, target, project.jupyter, index_url, ca_cert, out)
+        if result.returncode != 0:
+            raise explain_failure(result.stderr, lines, project, target, index_url, ca_cert)
+        resolved = env_lock.pins_of_pylock(out.read_text(encoding="utf-8"), "tfenv.lock")
     pins = env_pins(target, project.jupyter)
-    added = []
-    for line in result.stdout.splitlines():
-        line = line.split("#", 1)[0].strip()
-        name, sep, version = line.partition("==")
-        if sep and normalize(name) not in pins:
-            added.append((name.strip(), version.strip()))
-    return sorted(added, key=lambda p: normalize(p[0]))
+    return [p for p in resolved if normalize(p.name) not in pins]
 
 
 def parse_conflict(stderr: str, pins: dict[str, str], top_names: list[str]) -> ConflictInfo | None:

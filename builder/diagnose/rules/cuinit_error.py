@@ -55,11 +55,19 @@ def check(log, ctx):
     evidence = failed[:1] or others[:2]
     if not evidence:
         return None
-    text = " ".join(log.line_text(ev.line) for ev in evidence)
+    text = " ".join(" ".join(g or "" for g in ev.groups) + " " + log.line_text(ev.line) for ev in evidence)
     name = ("CUDA_ERROR_SYSTEM_NOT_READY" if fabric else None) or next((n for n in FIXES if n in text), None) or next(
         (n for code, n in _CODES.items() if f"({code})" in text or f"code {code}," in text), None) or (
         "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" if "ompat" in text else DEFAULT)
     cause = t("The CUDA driver refused to initialise ({name}); the driver library loaded, so the NVIDIA driver is "
               "installed, but its kernel side is not usable right now.", name=name)
-    return Finding(ID, t("cuInit failed: {name}", name=name), lines(evidence + log.all("modprobe_error")[:1]), cause,
-                   t(FIXES[name]), "", rank=27, supersedes=("no-gpu-visible", "no-gpu-harmless"))
+    fix = t(FIXES[name])
+    if name == "CUDA_ERROR_UNKNOWN" and ctx.wsl:  # no nvidia_uvm module in WSL: the Windows side it is
+        fix = t("in WSL 2 the kernel side is the Windows driver: run `wsl --shutdown` in Windows and start again, "
+                "then update the NVIDIA Windows driver and WSL (`wsl --update`) if it persists")
+    elif name == "CUDA_ERROR_UNKNOWN" and ctx.windows:
+        fix = t("restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it persists, "
+                "reinstall the NVIDIA driver with a clean install")
+    return Finding(ID, t("The CUDA driver failed to start: {name}", name=name),
+                   lines(evidence + log.all("modprobe_error")[:1]), cause, fix, "", rank=27,
+                   supersedes=("no-gpu-visible", "no-gpu-harmless"))

@@ -160,6 +160,10 @@ CASES += [
     ("protobuf-ext", "  File \"C:\\Python36\\lib\\site-packages\\google\\protobuf\\descriptor.py\", line 47\n"
      "    from google.protobuf.pyext import _message\nImportError: DLL load failed: The specified procedure could not "
      "be found.", "dll-load-failed-other", "protobuf==3.6.0"),
+    ("cudnn-mismatch-prompt", "(base) me@box:~/proj$ python train.py\n"
+     "E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library: 8.0.4 but source was "
+     "compiled with: 8.1.0.", "cudnn-version-mismatch",
+     "ldconfig -p"),
     ("tf1-cudnn-newer", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:396] Loaded runtime CuDNN library: 7102 "
      "(compatibility version 7100) but source was compiled with 7005 (compatibility version 7000).",
      "cudnn-version-mismatch", "cuDNN 7.0"),
