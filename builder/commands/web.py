@@ -6,16 +6,18 @@ from pathlib import Path
 
 import click
 
+from builder.commands import common
 from builder.commands.common import load_matrix
 from builder.core.errors import TfenvError
 
 
 @click.command("web")
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False), metavar="DIR",
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False), metavar="DIR", callback=common.nonempty,
               help="The folder to write the site into (created; files of the same name are replaced).")
 @click.option("--pyodide", "pyodide", default="node_modules/pyodide", show_default=True, metavar="DIR",
+              callback=common.nonempty,
               help="The pinned Pyodide package (`npm ci` in the checkout installs it).")
-@click.option("--source-url", metavar="URL",
+@click.option("--source-url", metavar="URL", callback=common.nonempty,
               help="The repository the answers link setup scripts in (e.g. https://github.com/OWNER/tfenv).")
 @click.pass_context
 def web_command(ctx, out, pyodide, source_url):

@@ -13,8 +13,9 @@ from builder.core.paths import checkout_root
 from builder.diagnose import i18n, rules
 from builder.web.site import CSP, jinja, ui_text
 
-PLATFORMS = ("windows", "wsl2", "linux")
+PLATFORMS = ("windows", "linux", "wsl2")
 MAX_LINES = 6  # quoted log lines per source
+MAX_SOURCES = 5  # cited logs per page
 LANGUAGES = {"en": "English", "zh-CN": "简体中文"}  # each language of diagnose.i18n by its own name
 
 
@@ -31,34 +32,35 @@ def load_corpus(folder: Path | None) -> list:
 
 
 def finding(case: dict, facts: dict, rule_id: str, platform: str | None = None):
-    """The rule's finding on a corpus log (as `tfenv explain` would run it), or None; with the log it read."""
+    """The rule's finding on a corpus log (as `tfenv explain` would run it), or None."""
     result = diagnose.explain(case["log"], facts, platform=platform)
     if platform is None and not result.context.platform and case.get("platform") in PLATFORMS:
         result = diagnose.explain(case["log"], facts, platform=case["platform"])
-    return next((f for f in result.findings if f.id == rule_id), None), result.log
+    return next((f for f in result.findings if f.id == rule_id), None)
 
 
 def rule_page(rule, cases: list, facts: dict) -> dict | None:
     """What one rule's page shows, or None when no corpus log shows the rule (there is nothing real to cite)."""
     sources, first = [], None
     for case in cases:
-        found, log = finding(case, facts, rule.ID)
+        found = finding(case, facts, rule.ID)
         if found is None:
             continue
         first = first or (found, case)
-        sources.append({"url": case["source"], "lines": [log.line_text(n) for n in found.evidence][:MAX_LINES]})
+        raw = case["log"].split("\n")  # the lines as the log has them (a search for the message finds them)
+        sources.append({"url": case["source"], "lines": [raw[n - 1].rstrip("\r") for n in found.evidence][:MAX_LINES]})
     if first is None:
         return None
     top, case = first
-    fixes, seen = [], set()
+    fixes = {}  # fix -> the platforms it is the fix on, in PLATFORMS order
     for platform in PLATFORMS:
-        on = finding(case, facts, rule.ID, platform)[0]
-        if on is not None and on.fix not in seen:
-            seen.add(on.fix)
-            fixes.append({"platform": platform, "fix": on.fix})
+        on = finding(case, facts, rule.ID, platform)
+        if on is not None:
+            fixes.setdefault(on.fix, []).append(platform)
     summary = (rule.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
-    return {"id": rule.ID, "title": top.title, "summary": summary, "cause": top.cause, "fixes": fixes,
-            "tfenv": top.tfenv, "sources": sources}
+    return {"id": rule.ID, "title": top.title, "summary": summary, "cause": top.cause,
+            "fixes": [{"platforms": platforms, "fix": fix} for fix, platforms in fixes.items()],
+            "tfenv": top.tfenv, "sources": sources[:MAX_SOURCES]}
 
 
 def files(facts: dict, corpus: Path | None = None) -> dict:

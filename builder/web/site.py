@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "web"
 # Nothing leaves the browser: scripts, workers, fetches and styles from this site only; wasm may compile.
@@ -17,8 +18,15 @@ APP_PATH = "/home/pyodide/tfenv.zip"  # where worker.js writes tfenv.zip; entry.
 
 
 def jinja() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
-                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env.filters["code"] = code_spans
+    return env
+
+
+def code_spans(text: str) -> Markup:
+    """Escaped text with its `backtick` spans (commands, as the diagnose messages mark them) as <code>."""
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
 
 
 def ui_text() -> dict:

@@ -82,9 +82,42 @@ def test_site_files(site):
     assert (site / "rules" / "missing-cuda-runtime.html").is_file()
 
 
+@pytest.mark.parametrize("args", [["--out", ""], ["--out", "OUT", "--pyodide", ""],
+                                  ["--out", "OUT", "--source-url", "x"], ["--out", "OUT", "--pyodide", "/etc"]])
+def test_bad_options_are_one_line_and_write_nothing(tmp_path, args):
+    before = sorted(tmp_path.iterdir())
+    run = tfenv("web", *[str(tmp_path / a) if a == "OUT" else a for a in args], cwd=tmp_path)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert sorted(tmp_path.iterdir()) == before
+
+
 def test_missing_pyodide_is_one_line_and_writes_nothing(tmp_path):
     out = tmp_path / "site"
     run = tfenv("web", "--out", str(out), "--pyodide", str(tmp_path / "none"))
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "no Pyodide in" in run.stderr and "npm ci" in run.stderr
     assert not out.exists()
+
+
+def test_rule_pages_quote_real_lines_and_cite_them(site):
+    """Every rule page (each language) quotes only whole lines of the corpus logs it cites; the index lists it."""
+    import html
+    import re
+
+    import yaml
+
+    logs = {}
+    for path in cases.CORPUS.glob("[0-9]*.yaml"):
+        case = yaml.safe_load(path.read_text(encoding="utf-8"))
+        logs.setdefault(case["source"], set()).update(case["log"].split("\n"))
+    for folder in (site / "rules", site / "zh-CN" / "rules"):
+        pages = sorted(p for p in folder.glob("*.html") if p.name != "index.html")
+        assert len(pages) >= 20, folder
+        index = (folder / "index.html").read_text(encoding="utf-8")
+        for page in pages:
+            text = page.read_text(encoding="utf-8")
+            assert f'href="{page.name}"' in index
+            quoted = re.findall(r'<pre class="rule-lines">(.*?)</pre>\s*<p>[^<]*<a href="([^"]+)"', text, re.S)
+            assert quoted, page
+            for lines, url in quoted:
+                assert set(html.unescape(lines).split("\n")) <= logs[html.unescape(url)], (page, url)
