@@ -374,7 +374,7 @@ def build_stage(c, dockerfile: str, refs: list[str], options: BuildOptions, disp
 def build(matrix: Matrix, target: Target, options: BuildOptions, display: Display, c=None) -> BuildResult:
     """Render, build the tensorflow stage (and jupyter), tag both refs of each, push if asked."""
     c = c or daemon.client()
-    repo = options.repo or matrix.image.repo
+    repo = matrix.repo(options.repo)
     base = resolve_base(c, target, options, display)
     dockerfile = dockerfiles.render_target(target, matrix).text
     args = build_args(base, options)

@@ -213,6 +213,10 @@ class Matrix:
     wsl: WslSettings | None = None
     windows: WindowsSettings | None = None
 
+    def repo(self, given: str | None = None) -> str:
+        """The image repository: the one given (--repo, TFENV_REPO, the config file), else image.repo."""
+        return given or self.image.repo
+
     def env(self, name: str) -> Env:
         if name not in self.envs:
             raise UnknownEnvError(unknown_name("environment", name, self.envs))
