@@ -125,6 +125,7 @@ class Env:
     lock_date: str
     windows_dlls: tuple[str, ...] = ()  # what the win_amd64 wheel loads by bare name (driver's nvcuda.dll aside)
     windows_optional_dlls: tuple[str, ...] = ()  # CUPTI: the profiler only
+    ecosystem: dict[str, str] = field(default_factory=dict)  # TF ecosystem package -> bound or default version
 
     @property
     def tf_short(self) -> str:
@@ -213,6 +214,7 @@ class Matrix:
     jupyter_packages: tuple[str, ...]
     wsl: WslSettings | None = None
     windows: WindowsSettings | None = None
+    projects: dict = field(default_factory=dict)  # a user's project: breakages, bounds, backports, windows_only
 
     def env(self, name: str) -> Env:
         if name not in self.envs:
@@ -361,7 +363,7 @@ def load(path: Path | str | None = None) -> Matrix:
 def parse(data: Any, path: Path) -> Matrix:
     c = _Checker(path.name)
     top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"),
-                    optional=("wsl", "windows"))
+                    optional=("wsl", "windows", "projects"))
     if type(top["schema"]) is not int or top["schema"] != 1:  # `true == 1` in Python
         c.fail("schema", f"expected 1, got {top['schema']!r}")
     image = _parse_image(c, top["image"])
@@ -390,7 +392,43 @@ def parse(data: Any, path: Path) -> Matrix:
         jupyter_packages=c.strings(jupyter["packages"], "jupyter.packages"),
         wsl=_parse_wsl(c, top["wsl"], os_variants) if "wsl" in top else None,
         windows=_parse_windows(c, top["windows"]) if "windows" in top else None,
+        projects=_parse_projects(c, top.get("projects") or {}),
     )
+
+
+def _parse_projects(c: _Checker, raw: Any) -> dict:
+    """The project policy's data (builder/project/plan.py, solve.py), checked for shape and specifiers."""
+    m = c.mapping(raw, "projects", optional=("breakages", "bounds", "backports", "windows_only"))
+    for i, rule in enumerate(c.items(m.get("breakages", []), "projects.breakages")):
+        r = c.mapping(rule, f"projects.breakages[{i}]", required=("tensorflow", "keep"))
+        _specifier(c, r["tensorflow"], f"projects.breakages[{i}].tensorflow")
+        _requirement(c, r["keep"], f"projects.breakages[{i}].keep")
+    for i, rule in enumerate(c.items(m.get("bounds", []), "projects.bounds")):
+        r = c.mapping(rule, f"projects.bounds[{i}]", required=("when", "bounds"))
+        _requirement(c, r["when"], f"projects.bounds[{i}].when")
+        for j, bound in enumerate(c.strings(r["bounds"], f"projects.bounds[{i}].bounds")):
+            _requirement(c, bound, f"projects.bounds[{i}].bounds[{j}]")
+    c.str_map(m.get("backports", {}), "projects.backports")
+    c.strings(m.get("windows_only", []), "projects.windows_only")
+    return dict(m)
+
+
+def _specifier(c: _Checker, value: Any, where: str) -> None:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(str(value))
+    except InvalidSpecifier:
+        c.fail(where, f"{value!r} is not a version specifier")
+
+
+def _requirement(c: _Checker, value: Any, where: str) -> None:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        Requirement(str(value))
+    except InvalidRequirement:
+        c.fail(where, f"{value!r} is not a requirement (NAME and a version specifier)")
 
 
 def _parse_windows(c: _Checker, raw: Any) -> WindowsSettings:
@@ -583,7 +621,7 @@ _ENV_KEYS = ("tensorflow", "python", "cuda", "cudnn", "sonames", "os", "pins", "
 
 def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
     p = f"envs.{name}"
-    m = c.mapping(raw, p, required=_ENV_KEYS, optional=("shims",))
+    m = c.mapping(raw, p, required=_ENV_KEYS, optional=("shims", "ecosystem"))
     py = c.mapping(m["python"], f"{p}.python", required=("min", "max"))
     cuda_version = c.one_of(str(m["cuda"]) if isinstance(m["cuda"], (int, float)) else m["cuda"],
                             f"{p}.cuda", cuda, "CUDA version")
@@ -608,7 +646,11 @@ def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
         os=os_names,
         pins=c.str_map(m["pins"], f"{p}.pins"),
         lock_date=_date(c, m["lock_date"], f"{p}.lock_date"),
+        ecosystem=c.str_map(m.get("ecosystem", {}), f"{p}.ecosystem"),
     )
+    for package, spec in env.ecosystem.items():
+        where = f"{p}.ecosystem.{package}"
+        _specifier(c, spec if spec[:1] in "<>=!~" else f"=={spec}", where)
     if stack.windows:
         wanted = env.windows_dlls + env.windows_optional_dlls
         if not env.windows_dlls:

@@ -1,60 +1,31 @@
-"""Resolve a project's requirements with the environment's lock as constraints, into tfenv.lock.
-
-uv does the resolution (`uv pip compile --constraint`), for the image's Python and platform: every package
-the environment pins can only be taken at its pinned version, so a requirement that would move one fails
-here, before anything is built. That failure becomes one line that names the package, what it wanted, the
-pin it would break and the newest version of the requirement that fits; the last is found by letting the
-resolver search the requirement's versions again with its version bound dropped (the resolver is the
-exact search: a hand bisection would assume that newer versions never need less).
+"""A project's tfenv.lock: what it adds to its environment's image, resolved once and reused while its
+inputs (tfenv.yaml, every requirements file read, the environment's locks, the matrix's project data)
+are unchanged. The resolution itself is solve.py's, on the policy of plan.py.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
+import json
 import re
-import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.specifiers import SpecifierSet
+
 from builder import files
 from builder import lock as env_lock
-from builder.errors import TfenvError
 from builder.matrix import Matrix, Target
+from builder.project import family, plan, solve
+from builder.project import sources as src
 from builder.project.config import Project
+from builder.project.solve import Conflict, ResolveFailed
 
 normalize = env_lock.normalize
 
-UV_TIMEOUT_S = 300  # a cold resolution downloads metadata; a stuck index must not hang the build
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
-_SPEC = r"[<>=!~][^\s]*"
 _VERSION = re.compile(r"[0-9][A-Za-z0-9.+!_-]*")  # PEP 440, local versions included
-# uv's explanation: "Because opencv-python==4.12.0.88 depends on numpy>=2,<2.3.0 and numpy==1.24.1, ..."
-_DEPENDS = re.compile(rf"(?:all versions of )?(?P<pkg>{_NAME})(?P<pkgspec>{_SPEC})? depends? on "
-                      rf"(?P<dep>{_NAME})(?P<spec>{_SPEC}) and (?P=dep)==(?P<pin>[^\s,]+)")
-# "Because you require numpy>=2 and numpy==1.24.1, ..."
-_DIRECT = re.compile(rf"you require (?P<dep>{_NAME})(?P<spec>{_SPEC}) and (?P=dep)==(?P<pin>[^\s,]+)")
-_REQ_NAME = re.compile(rf"^\s*(?P<name>{_NAME})(?P<extras>\[[^\]]*\])?")
-
-
-class Conflict(TfenvError):
-    """The requirements cannot be met without moving one of the environment's pins; nothing was built."""
-
-
-class ResolveFailed(TfenvError):
-    """uv is missing, or failed for another reason (no such package, index unreachable)."""
-
-
-@dataclass(frozen=True)
-class ConflictInfo:
-    package: str  # the package whose requirement breaks the pin (may be the pinned package itself)
-    package_version: str  # "==4.12.0.88", ">=2.2", or "" (the user's own requirement of the pinned package)
-    dep: str  # the pinned package
-    wanted: str  # what package wanted of dep, e.g. ">=2,<2.3.0"
-    pin: str  # the environment's version of dep
-    top: str | None = None  # the user's requirement that led there, when it is not `package`
+__all__ = ["Conflict", "ResolveFailed"]
 
 
 # --- inputs ----------------------------------------------------------------------------------------
@@ -80,36 +51,38 @@ def env_pins(target: Target, jupyter: bool) -> dict[str, str]:
     return pins
 
 
-def requirement_lines(project: Project) -> list[str]:
+def project_sources(project: Project) -> src.Sources:
+    """The project's requirements as read from the file tfenv.yaml names (none: empty)."""
     path = project.requirements_path
     if path is None:
-        return []
+        return src.Sources()
     if not path.is_file():
         raise ResolveFailed(f"tfenv.yaml: requirements: {project.requirements} does not exist in {project.root}")
-    return path.read_text(encoding="utf-8").splitlines()
+    return src.read(path, project.root)
 
 
-def top_level_names(lines: list[str]) -> list[str]:
-    """The distribution names the requirements name directly (options and comments skipped)."""
+def top_level_names(project: Project) -> list[str]:
+    """The distribution names the requirements name directly, as written (what the project test imports)."""
     names = []
-    for line in lines:
-        line = line.split("#", 1)[0].strip()
-        if not line or line.startswith("-"):
-            continue
-        match = _REQ_NAME.match(line)
-        if match:
-            names.append(match.group("name"))
-    return names
+    for req in project_sources(project).requirements:
+        if req.name and not family.is_tensorflow(req.name) and req.kind != "conda":
+            names.append(req.name)
+    return list(dict.fromkeys(names))
 
 
-def inputs_digest(project: Project, target: Target) -> str:
-    """What tfenv.lock was resolved from: when this changes, the lock is stale and is resolved again."""
+def inputs_digest(project: Project, target: Target, m: Matrix | None = None) -> str:
+    """What tfenv.lock was resolved from: when any of it changes, the lock is stale and is resolved again.
+    Every requirements file read counts (an edited -r include too), by its path and its bytes."""
     h = hashlib.sha256()
-    h.update(f"{target.key} py{target.python} jupyter={project.jupyter} apt={','.join(project.apt)}\n".encode())
-    for line in requirement_lines(project):
-        h.update(line.encode() + b"\n")
+    h.update(f"{target.key} py{target.python} jupyter={project.jupyter} apt={','.join(project.apt)} "
+             f"as_of={project.resolve_as_of}\n".encode())
+    for path in project_sources(project).files:
+        h.update(path.resolve().relative_to(project.root).as_posix().encode() + b"\0" + path.read_bytes())
     for path in constraint_paths(target, project.jupyter):
         h.update(path.read_bytes())
+    if m is not None:
+        data = {"projects": m.projects, "ecosystem": target.env.ecosystem}
+        h.update(json.dumps(data, sort_keys=True).encode())
     return h.hexdigest()[:16]
 
 
@@ -120,8 +93,9 @@ def inputs_digest(project: Project, target: Target) -> str:
 class ProjectLock:
     path: Path
     inputs: str  # inputs_digest() when it was written
-    pins: tuple[tuple[str, str], ...]  # what the project adds to the environment image
+    pins: tuple[tuple[str, str], ...]  # what the project adds to the environment image ("@ URL" for git pins)
     text: str
+    notes: tuple[str, ...] = ()  # what resolving it said (TF provided, pins substituted, source builds)
 
     @property
     def digest(self) -> str:
@@ -129,19 +103,28 @@ class ProjectLock:
         return hashlib.sha256(self.text.encode()).hexdigest()[:12]
 
     def requirements(self) -> list[str]:
-        return [f"{name}=={version}" for name, version in self.pins]
+        return [f"{n} {v}" if v.startswith("@") else f"{n}=={v}" for n, v in self.pins]
+
+
+_URL_PIN = re.compile(rf"^(?P<name>{_NAME}) @ (?P<url>git\+https?://[^\s'\"\\;]+@[0-9a-f]{{40}}(?:#[^\s'\"\\;]*)?)$")
 
 
 def read_lock(path: Path) -> ProjectLock | None:
     if not path.is_file():
         return None
     text = path.read_text(encoding="utf-8")
-    inputs, pins = "", []
+    inputs, pins, notes = "", [], []
     for number, line in enumerate(text.splitlines(), 1):
         if line.startswith("# inputs: "):
             inputs = line.split(":", 1)[1].strip()
-        line = line.split("#", 1)[0].strip()
+        elif line.startswith("# note: "):
+            notes.append(line[len("# note: "):])
+        line = line.split(" #", 1)[0].strip() if not line.startswith("#") else ""
         if not line:
+            continue
+        url = _URL_PIN.match(line)
+        if url:  # a git requirement, locked to its commit
+            pins.append((url.group("name"), "@ " + url.group("url")))
             continue
         name, sep, version = line.partition("==")
         # strict: the pins are written into the Dockerfile's RUN line
@@ -149,10 +132,11 @@ def read_lock(path: Path) -> ProjectLock | None:
             raise ResolveFailed(f"{path.name}:{number}: expected 'name==version', got {line!r}: "
                                 f"run `tfenv lock` to write it again")
         pins.append((name.strip(), version.strip()))
-    return ProjectLock(path, inputs, tuple(pins), text)
+    return ProjectLock(path, inputs, tuple(pins), text, tuple(notes))
 
 
-def lock_text(project: Project, target: Target, inputs: str, pins: list[tuple[str, str]]) -> str:
+def lock_text(project: Project, target: Target, inputs: str, pins: list[tuple[str, str]],
+              notes: list[str] = ()) -> str:
     what = f"{target.env.name} ({target.os.name}, Python {target.python}{', Jupyter' if project.jupyter else ''})"
     header = (
         f"# tfenv.lock: what this project adds to {what}, resolved by `tfenv lock` from\n"
@@ -162,13 +146,14 @@ def lock_text(project: Project, target: Target, inputs: str, pins: list[tuple[st
     )
     if project.apt:
         header += f"# apt: {' '.join(project.apt)}\n"
-    return header + "".join(f"{n}=={v}\n" for n, v in pins)
+    header += "".join(f"# note: {' '.join(n.split())}\n" for n in notes)
+    return header + "".join(f"{n} {v}\n" if v.startswith("@") else f"{n}=={v}\n" for n, v in pins)
 
 
-def current_lock(project: Project, target: Target) -> ProjectLock | None:
+def current_lock(project: Project, target: Target, m: Matrix) -> ProjectLock | None:
     """tfenv.lock when it exists and matches tfenv.yaml, the requirements and the environment's locks."""
     existing = read_lock(project.lock_path)
-    if existing is None or existing.inputs != inputs_digest(project, target):
+    if existing is None or existing.inputs != inputs_digest(project, target, m):
         return None
     return existing
 
@@ -178,11 +163,11 @@ def ensure_lock(project: Project, m: Matrix, index_url: str | None = None, ca_ce
     """(the lock, whether it was resolved now): an up-to-date tfenv.lock is used as it is."""
     target = project.target(m)
     if not refresh:
-        existing = current_lock(project, target)
+        existing = current_lock(project, target, m)
         if existing is not None:
             return existing, False
-    pins = resolve(project, target, index_url, ca_cert)
-    text = lock_text(project, target, inputs_digest(project, target), pins)
+    pins, notes = resolve(project, m, target, index_url, ca_cert)
+    text = lock_text(project, target, inputs_digest(project, target, m), pins, notes)
     files.write_text(project.lock_path, text, what="lock")
     return read_lock(project.lock_path), True
 
@@ -190,136 +175,48 @@ def ensure_lock(project: Project, m: Matrix, index_url: str | None = None, ca_ce
 # --- resolution ------------------------------------------------------------------------------------
 
 
-def _uv() -> str:
-    uv = shutil.which("uv")
-    if not uv:
-        raise ResolveFailed("resolving tfenv.lock needs uv: pip install uv")
-    return uv
+def resolve(project: Project, m: Matrix, target: Target, index_url: str | None = None,
+            ca_cert: str | None = None) -> tuple[list[tuple[str, str]], list[str]]:
+    """(what the project adds to the image: name, version, sorted; the notes to show); Conflict when the
+    requirements cannot be met on the environment (every requirement that does not fit, in one line)."""
+    from builder import containers
 
-
-def compile_(lines: list[str], folder: Path, target: Target, jupyter: bool, index_url: str | None = None,
-             ca_cert: str | None = None) -> subprocess.CompletedProcess:
-    """uv pip compile for the image's Python and platform, with the environment's lock(s) as constraints.
-
-    The requirements go to a short-lived hidden file in `folder` (the requirements file's), so that its
-    relative `-r`/`-c` includes resolve as they do for pip.
-    """
-    fd, name = tempfile.mkstemp(prefix=".tfenv-resolve-", suffix=".txt", dir=str(folder))
-    req = Path(name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-        cmd = [_uv(), "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",
-               "--python-version", target.python, "--python-platform", env_lock.LINUX_PLATFORM]
-        for path in constraint_paths(target, jupyter):
-            cmd += ["--constraint", str(path)]
-        if index_url:
-            cmd += ["--index-url", index_url]
-        environ = dict(os.environ)
-        if ca_cert:
-            environ["SSL_CERT_FILE"] = ca_cert
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=UV_TIMEOUT_S, env=environ)
-        except subprocess.TimeoutExpired:
-            raise ResolveFailed(f"uv did not resolve within {UV_TIMEOUT_S} s: is the package index reachable?") \
-                from None
-    finally:
-        req.unlink()
-
-
-def resolve(project: Project, target: Target, index_url: str | None = None,
-            ca_cert: str | None = None) -> list[tuple[str, str]]:
-    """The packages the project adds (name, version), sorted; Conflict when a pin would have to move."""
-    lines = requirement_lines(project)
-    if not top_level_names(lines):
-        return []
-    result = compile_(lines, project.requirements_path.parent, target, project.jupyter, index_url, ca_cert)
-    if result.returncode != 0:
-        raise explain_failure(result.stderr, lines, project, target, index_url, ca_cert)
+    sources = project_sources(project)
+    if not sources.requirements and not sources.constraints:
+        return [], list(sources.notes)
     pins = env_pins(target, project.jupyter)
-    added = []
-    for line in result.stdout.splitlines():
-        line = line.split("#", 1)[0].strip()
-        name, sep, version = line.partition("==")
-        if sep and normalize(name) not in pins:
-            added.append((name.strip(), version.strip()))
-    return sorted(added, key=lambda p: normalize(p[0]))
-
-
-def parse_conflict(stderr: str, pins: dict[str, str], top_names: list[str]) -> ConflictInfo | None:
-    """The pin uv's explanation says cannot hold, and what wanted otherwise; None when it is no pin conflict."""
-    text = " ".join(stderr.split())
-    tops = {normalize(n): n for n in top_names}
-    for match in _DIRECT.finditer(text):
-        dep = match.group("dep")
-        if pins.get(normalize(dep)) == match.group("pin"):
-            return ConflictInfo(dep, "", dep, match.group("spec"), match.group("pin"))
-    for match in _DEPENDS.finditer(text):
-        dep, pkg = match.group("dep"), match.group("pkg")
-        if pins.get(normalize(dep)) != match.group("pin"):
+    the_plan = plan.make(sources, m, target, pins, m.projects, project.root)
+    request = solve.Request(target, pins, env_constraints(m, target, pins) + the_plan.constraints,
+                            project.resolve_as_of or target.env.lock_date, project.root, index_url, ca_cert,
+                            tuple(m.jupyter_packages) if project.jupyter else ())
+    with containers.temp_dir("resolve") as work:
+        outcome = solve.solve(the_plan, request, work, m.projects.get("bounds") or [])
+    added, notes = [], the_plan.notes + outcome.notes
+    for name, version in outcome.pins:
+        key = normalize(name)
+        if family.is_tensorflow(key) and version != target.env.tensorflow or (
+                family.is_tensorflow(key) and key != "tensorflow"):
+            raise solve.Conflict(f"{name} {version} would be a second TensorFlow in the image (pulled in by a "
+                                 f"requirement): {target.env.name} provides TF {target.env.tensorflow}")
+        if pins.get(key) == version or key == "tensorflow":
             continue
-        top = None
-        if normalize(pkg) not in tops:
-            # a dependency of a requirement: name the first requirement uv's explanation mentions
-            mentioned = [n for key, n in tops.items() if re.search(rf"\b{re.escape(n)}\b", text, re.I)]
-            top = mentioned[0] if mentioned else None
-        return ConflictInfo(pkg, match.group("pkgspec") or "", dep, match.group("spec"), match.group("pin"), top)
-    return None
+        if key in pins:
+            notes.append(f"{name} {version} replaces {target.env.name}'s {pins[key]} (it fits what TensorFlow "
+                         f"{target.env.tensorflow} and its packages declare)")
+        added.append((name, version))
+    return sorted(added, key=lambda p: normalize(p[0])), notes
 
 
-def newest_fit(name: str, lines: list[str], folder: Path, target: Target, jupyter: bool, index_url: str | None,
-               ca_cert: str | None) -> str | None:
-    """The newest version of requirement `name` that resolves with the pins, its version bound dropped."""
-    relaxed = []
-    for line in lines:
-        match = _REQ_NAME.match(line.split("#", 1)[0])
-        if match and not line.lstrip().startswith("-") and normalize(match.group("name")) == normalize(name):
-            relaxed.append(match.group("name") + (match.group("extras") or ""))
-        else:
-            relaxed.append(line)
-    result = compile_(relaxed, folder, target, jupyter, index_url, ca_cert)
-    if result.returncode != 0:
-        return None
-    for line in result.stdout.splitlines():
-        found, sep, version = line.split("#", 1)[0].strip().partition("==")
-        if sep and normalize(found) == normalize(name):
-            return version.strip()
-    return None
+def env_constraints(m: Matrix, target: Target, pins: dict[str, str]) -> list[str]:
+    """What a project never moves: TF and the family pinned with it, the known breakages of this line,
+    and the bounds of the TF ecosystem packages (matrix.yaml)."""
+    env = target.env
+    out = [f"tensorflow=={env.tensorflow}"]
+    out += [f"{name}=={pins[name]}" for name in family.WITH_TENSORFLOW if name in pins]
+    from packaging.version import Version
 
-
-def conflict_message(info: ConflictInfo, env_name: str, source: str, fit: str | None) -> str:
-    """One line: who wants what, which pin that breaks, and what fits instead."""
-    pkg_version = info.package_version.lstrip("=") if info.package_version.startswith("==") \
-        else info.package_version
-    if normalize(info.package) == normalize(info.dep):
-        who = f"{source} wants {info.dep}{info.wanted}"
-    else:
-        who = f"{info.package} {pkg_version}".rstrip() + f" needs {info.dep}{info.wanted}"
-        if info.top:
-            who += f" (through {info.top})"
-    subject = info.top or info.package
-    if normalize(subject) == normalize(info.dep):
-        fits = f"{info.dep} {info.pin} fits: drop the bound or use {info.dep}=={info.pin}"
-    elif fit:
-        fits = f"{subject} {fit} fits"
-    else:
-        fits = f"no version of {subject} fits"
-    return f"{who}, {env_name} pins {info.dep} {info.pin}; {fits} (nothing was built)"
-
-
-def explain_failure(stderr: str, lines: list[str], project: Project, target: Target, index_url: str | None,
-                    ca_cert: str | None) -> TfenvError:
-    source = project.requirements or "tfenv.yaml"
-    info = parse_conflict(stderr, env_pins(target, project.jupyter), top_level_names(lines))
-    if info is None:
-        cause = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
-        detail = " ".join(" ".join(cause[1:3]).split()) if len(cause) > 1 else (cause[0] if cause else "uv failed")
-        detail = re.sub(r"^cause:\s*", "", detail)
-        return ResolveFailed(f"cannot resolve {source} for {target.env.name}: {detail[:400]}")
-    subject = info.top or info.package
-    fit = None
-    if normalize(subject) != normalize(info.dep):
-        fit = newest_fit(subject, lines, project.requirements_path.parent, target, project.jupyter, index_url,
-                         ca_cert)
-    message = conflict_message(info, target.env.name, source, fit)
-    return Conflict(message if message.startswith(source) else f"{source}: {message}")
+    for rule in m.projects.get("breakages") or []:
+        if Version(env.tensorflow) in SpecifierSet(rule["tensorflow"]):
+            out.append(rule["keep"])
+    out += [f"{name}{spec}" for name, spec in sorted(env.ecosystem.items()) if spec[0] in "<>=!~"]
+    return out
