@@ -127,7 +127,7 @@ def _other_line(req: src.Requirement, env, m: Matrix) -> str:
 def _local(plan: Plan, req: src.Requirement, target: Target, env_pins: dict[str, str], data: dict, markers: dict,
            root: Path) -> None:
     text = req.text
-    path_text = text.split("@", 1)[1].strip() if " @ " in text or "@ file:" in text else text
+    path_text = text[3:].strip() if req.editable else text
     if req.req is not None and req.req.url and req.req.url.startswith("file:"):
         local = _file_url_path(req.req.url)
         if local is None or not local.exists():  # a conda freeze: the file was on the author's machine

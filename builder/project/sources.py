@@ -172,6 +172,11 @@ def _add(sources: Sources, req: Requirement, constraint: bool) -> None:
 
 def _requirement(text: str, origin: str, base: Path, editable: bool = False) -> Requirement:
     """One requirement, classified; a PEP 508 one must parse (one line naming file:line when not)."""
+    req = _classify(text, origin, editable)
+    return Requirement(f"-e {text}", req.origin, req.kind, req.req, True) if editable else req
+
+
+def _classify(text: str, origin: str, editable: bool) -> Requirement:
     vcs = _VCS.match(text)
     if vcs:
         name = vcs.group("name") or (_EGG.search(text).group("name") if _EGG.search(text) else None)
@@ -221,15 +226,20 @@ def _read_setup_py(path: Path, root: Path, sources: Sources) -> None:
     node = keywords.get("install_requires")
     if node is None:
         return
-    lines = _literal(node, assigned, where, "install_requires", path.parent, root, sources)
+    lines = _literal(node, assigned, where, "install_requires", path.parent, root, sources, tree)
     for _number, line in enumerate(lines if isinstance(lines, list) else [lines]):
         if isinstance(line, str) and line.strip() and not line.strip().startswith("#"):
             origin = f"{where}:{getattr(node, 'lineno', 0)}"
             sources.requirements.append(_requirement(line.strip(), origin, path.parent))
 
 
+def _txt_names(node) -> list[str]:
+    return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and n.value.endswith(".txt")]
+
+
 def _literal(node, assigned: dict, where: str, key: str, folder: Path | None = None, root: Path | None = None,
-             sources: Sources | None = None):
+             sources: Sources | None = None, tree=None):
     """The value of a setup() argument: a literal, a name bound to one, or a requirements file that is read."""
     if isinstance(node, ast.Name) and node.id in assigned:
         node = assigned[node.id]
@@ -238,8 +248,8 @@ def _literal(node, assigned: dict, where: str, key: str, folder: Path | None = N
     except ValueError:
         pass
     # e.g. open('requirements.txt').read().splitlines(): read that file as pip would
-    names = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-             and n.value.endswith(".txt")]
+    names = _txt_names(node) or (_txt_names(tree) if tree is not None else [])
+    names = sorted(names, key=lambda n: Path(n).name != "requirements.txt")
     if sources is not None and names and (folder / names[0]).is_file():
         included = Sources(files=sources.files)
         _read_requirements(folder / names[0], root, included, constraint=False, depth=1)
@@ -280,7 +290,8 @@ def _toml(path: Path, root: Path) -> dict:
 
 def _has_project_dependencies(path: Path) -> bool:
     try:
-        return "dependencies" in _toml(path, path.parent).get("project", {})
+        data = _toml(path, path.parent)
+        return "dependencies" in data.get("project", {}) or "dependencies" in data.get("tool", {}).get("poetry", {})
     except SourceError:
         return True  # init reports the broken file rather than skipping it
 
@@ -288,9 +299,22 @@ def _has_project_dependencies(path: Path) -> bool:
 def _read_pyproject(path: Path, root: Path, sources: Sources) -> None:
     where = _rel(path, root)
     sources.files.append(path)
-    project = _toml(path, root).get("project")
+    data = _toml(path, root)
+    project = data.get("project")
+    poetry_deps = data.get("tool", {}).get("poetry", {}).get("dependencies")
+    if (not isinstance(project, dict) or "dependencies" not in project) and isinstance(poetry_deps, dict):
+        from builder.project import poetry
+
+        lines, python, skipped = poetry.requirements(poetry_deps)
+        if python:
+            sources.python, sources.python_origin = python, f"{where}: tool.poetry python"
+        for line in lines:
+            sources.requirements.append(_requirement(line, f"{where}: tool.poetry", path.parent))
+        if skipped:
+            sources.notes.append(f"{where}: not the project's own requirements, not installed: {', '.join(skipped)}")
+        return
     if not isinstance(project, dict) or "dependencies" not in project:
-        raise SourceError(f"{where}: no [project] dependencies (other build tools' tables are not read): "
+        raise SourceError(f"{where}: no [project] dependencies or [tool.poetry.dependencies]: "
                           f"list the requirements in a requirements.txt and name it in tfenv.yaml")
     if isinstance(project.get("requires-python"), str):
         sources.python = project["requires-python"]
