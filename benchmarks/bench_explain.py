@@ -28,8 +28,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from builder import diagnose, matrix  # noqa: E402
-from builder.facts import facts_from_matrix  # noqa: E402
+from builder import diagnose  # noqa: E402
+from builder.matrix import validate  # noqa: E402
+from builder.matrix.facts import facts_from_matrix  # noqa: E402
 
 NOISE = [
     "  32/60000 [..............................] - ETA: 5:12 - loss: 2.3026 - accuracy: 0.0938\r"
@@ -67,7 +68,7 @@ def main() -> int:
     parser.add_argument("--mb", type=int, default=10)
     args = parser.parse_args()
     text = make_log(args.mb)
-    facts = facts_from_matrix(matrix.load())
+    facts = facts_from_matrix(validate.load())
     core, cpu = [], []
     for _ in range(5):
         start, start_cpu = time.perf_counter(), time.process_time()

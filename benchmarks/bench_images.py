@@ -28,7 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from builder import dockerhost, images, matrix, progress  # noqa: E402
+from builder.core import progress  # noqa: E402
+from builder.docker import daemon, images  # noqa: E402
+from builder.matrix import validate  # noqa: E402
 
 # Runs inside the image: sizes in bytes (apparent size, as Docker counts), hard links counted once.
 MEASURE = r"""
@@ -110,8 +112,8 @@ def main() -> None:
     p.add_argument("--keep", action="store_true", help="keep the benchmark's tf29 image")
     args = p.parse_args()
 
-    m = matrix.load()
-    c = dockerhost.client()
+    m = validate.load()
+    c = daemon.client()
     opts = {"repo": args.repo, "base_image": args.base_image, "ca_cert": args.ca_cert, "pull": False}
     results: dict = {"env": args.env, "os": args.os_name, "base_image": args.base_image}
 

@@ -26,7 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from builder import dockerhost, images, matrix, progress  # noqa: E402
+from builder.core import progress  # noqa: E402
+from builder.docker import daemon, images  # noqa: E402
+from builder.matrix import validate  # noqa: E402
 from builder.project import actions  # noqa: E402
 
 REQUIREMENTS = "pandas==2.0.3\nmatplotlib==3.7.5\nscikit-learn==1.3.2\n"
@@ -65,8 +67,8 @@ def main() -> int:
     parser.add_argument("--pip-index-url")
     args = parser.parse_args()
 
-    m = matrix.load()
-    c = dockerhost.client()
+    m = validate.load()
+    c = daemon.client()
     options = images.BuildOptions(repo=args.repo, ca_cert=args.ca_cert, pip_index_url=args.pip_index_url)
     made: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="tfenv-bench-") as tmp:

@@ -12,7 +12,7 @@ import sys
 import click
 
 from builder import __version__
-from builder.errors import TfenvError
+from builder.core.errors import TfenvError
 
 # Help sections, in the order `tfenv --help` shows them.
 SECTIONS = (
@@ -105,7 +105,7 @@ def cli(ctx, matrix_path, debug):
 
 def main(argv=None):
     """Entry point: every problem becomes one line on stderr and a documented exit code, never a traceback."""
-    from builder import exitcodes, paths
+    from builder.core import exitcodes, paths
 
     paths.use_checkout(None)  # main() may run more than once in one process (tests)
     _tolerant_output()

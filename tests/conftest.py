@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builder import base
+from builder.docker import base
+from tests.helpers import ROOT, matrix
 
-ROOT = Path(__file__).resolve().parent.parent
 # The debian11 base the docker tests start from (`tfenv base debian11` makes it).
 BASE_IMAGE = os.environ.get("TFENV_TEST_BASE_IMAGE") or base.TAGS["debian11"]
 FOLDER_MARKERS = {"unit": (), "docker": ("docker",), "slow": ("docker", "slow")}
@@ -34,6 +34,12 @@ def _docker_tests_need_a_daemon(request):
     """Every test of tests/docker and tests/slow gets the daemon check (fail in CI, skip elsewhere)."""
     if request.node.get_closest_marker("docker"):
         request.getfixturevalue("docker_client")
+
+
+@pytest.fixture(scope="session")
+def m():
+    """The shipped matrix.yaml, loaded (frozen dataclasses: one copy serves every test)."""
+    return matrix()
 
 
 @pytest.fixture
@@ -68,11 +74,11 @@ def checkout_copy(tmp_path) -> Path:
 @pytest.fixture(scope="session")
 def docker_client():
     """The real Docker daemon: a failure in CI (CI=true), a skip elsewhere, saying why."""
-    from builder import dockerhost
-    from builder.errors import TfenvError
+    from builder.core.errors import TfenvError
+    from builder.docker import daemon
 
     try:
-        return dockerhost.client()
+        return daemon.client()
     except TfenvError as exc:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI needs a Docker daemon: {exc}")

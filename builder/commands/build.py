@@ -6,10 +6,10 @@ import sys
 
 import click
 
-from builder.base import TAGS
 from builder.commands import common
 from builder.commands.common import load_matrix
-from builder.errors import ChecksFailed, TfenvError
+from builder.core.errors import ChecksFailed, TfenvError
+from builder.docker.base import TAGS
 
 
 @click.command("build")
@@ -29,7 +29,8 @@ def build_command(ctx, env, os_name, repo, build_env, jupyter, push, plain, **bu
 
     Without ENV, in a folder with tfenv.yaml: resolve tfenv.lock if needed and build the project's image.
     """
-    from builder import images, progress
+    from builder.core import progress
+    from builder.docker import images
 
     m = load_matrix(ctx)
     if env is None:
@@ -59,7 +60,8 @@ def build_command(ctx, env, os_name, repo, build_env, jupyter, push, plain, **bu
 @click.option("--plain", is_flag=True, help="Plain log lines instead of the live display.")
 def base_command(os_name, tag, mirror, plain):
     """Create a base image from debootstrap (root, Linux) when no registry is reachable."""
-    from builder import base, config, progress
+    from builder.core import config, progress
+    from builder.docker import base
 
     if mirror is not None:
         config.check("apt_mirror", mirror, "--mirror")
@@ -100,11 +102,12 @@ def test_command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
     loader log, a CPU op, pip check, non-root user, NVIDIA_* variables, labels. GPU checks run when a GPU
     is passed in, and are reported as skipped (with the reason) when not.
     """
-    from builder import dockerhost, report, verify
+    from builder.docker import daemon
     from builder.project import config
+    from builder.verify import report, runner
 
     if junit_xml:  # checked before the suite runs, not after minutes of checks
-        from builder import files
+        from builder.core import files
 
         files.check_writable(junit_xml, "JUnit XML report")
     repo = common.default_repo(repo)
@@ -113,16 +116,16 @@ def test_command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
     if image_ref is None and env is None and not in_project:
         raise click.UsageError("name an environment (e.g. `tfenv test tf29`) or pass --image REF "
                                "(or run it in a folder with tfenv.yaml)")
-    verify.require_docker_cli()
-    c = dockerhost.client()
-    gpu = dockerhost.resolve_gpus(c, gpus)  # --gpus all without a runtime fails here, before anything starts
+    runner.require_docker_cli()
+    c = daemon.client()
+    gpu = daemon.resolve_gpus(c, gpus)  # --gpus all without a runtime fails here, before anything starts
     if in_project:
         from builder.project import actions
 
         outcome = actions.test(m, actions.load(m), gpu, junit_xml=junit_xml, repo=repo, client=c)
     else:
-        target, ref, img, hint = verify.resolve_target(m, c, env, os_name, repo, image_ref)
-        outcome = verify.run(m, target, ref, img.labels or {}, gpu, hint, junit_xml=junit_xml, client=c)
+        target, ref, img, hint = runner.resolve_target(m, c, env, os_name, repo, image_ref)
+        outcome = runner.run(m, target, ref, img.labels or {}, gpu, hint, junit_xml=junit_xml, client=c)
     report.print_outcome(outcome, rich_output=sys.stdout.isatty())
     if outcome.failed:
         raise ChecksFailed(f"{len(outcome.failed)} of {len(outcome.results)} checks failed on {outcome.image}")

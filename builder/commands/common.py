@@ -6,15 +6,15 @@ from pathlib import Path
 
 import click
 
-from builder import references
-from builder.errors import BadOption, TfenvError
+from builder.core import references
+from builder.core.errors import BadOption, TfenvError
 
 
 def load_matrix(ctx: click.Context):
     """The matrix the user chose with --matrix / TFENV_MATRIX, or the packaged one."""
-    from builder import matrix
+    from builder.matrix import validate
 
-    return matrix.load(ctx.find_root().obj.get("matrix_path"))
+    return validate.load(ctx.find_root().obj.get("matrix_path"))
 
 
 def env_names_argument(f):
@@ -23,7 +23,7 @@ def env_names_argument(f):
 
 def checkout_or(out: str | None, what: str) -> Path:
     """--out DIR, else the checkout tfenv runs from; one line when neither exists."""
-    from builder import paths
+    from builder.core import paths
 
     root = Path(out) if out else paths.checkout_root()
     if root is None:
@@ -34,12 +34,13 @@ def checkout_or(out: str | None, what: str) -> Path:
 def checkout_matrix(ctx: click.Context, checkout: Path | None):
     """The checkout's own matrix.yaml (and locks, templates) for drift checks, unless --matrix names one: a
     non-editable install carries its own copies, which are not what the committed files were made from."""
-    from builder import matrix, paths
+    from builder.core import paths
+    from builder.matrix import validate
 
     given = ctx.find_root().obj.get("matrix_path")
     if checkout is not None and not given:
         paths.use_checkout(checkout)  # its locks and templates too, not the installed copies
-    return matrix.load(given or (checkout / "matrix.yaml" if checkout else None))
+    return validate.load(given or (checkout / "matrix.yaml" if checkout else None))
 
 
 # --- option checks: one line before anything runs ------------------------------------------------------
@@ -92,8 +93,9 @@ def build_options(f):
 
 def make_build_options(kwargs: dict, *, repo: str | None, jupyter: bool, push: bool = False):
     """images.BuildOptions from the command's options, each unset one filled from the environment or the
-    config file (builder.config)."""
-    from builder import config, images
+    config file (builder.core.config)."""
+    from builder.core import config
+    from builder.docker import images
 
     given = {key: kwargs.get(key) for key in ("base_image", "pip_index_url", "apt_mirror", "ca_cert")}
     for key, value in given.items():
@@ -111,6 +113,6 @@ def make_build_options(kwargs: dict, *, repo: str | None, jupyter: bool, push: b
 
 def default_repo(repo: str | None) -> str | None:
     """--repo, else TFENV_REPO, else the config file's repo; None: the matrix's image.repo."""
-    from builder import config
+    from builder.core import config
 
     return config.defaults(repo=repo)["repo"]

@@ -8,7 +8,7 @@ import click
 
 from builder.commands import common
 from builder.commands.common import load_matrix
-from builder.errors import ChecksFailed, TfenvError
+from builder.core.errors import ChecksFailed, TfenvError
 
 
 @click.command("doctor")
@@ -24,14 +24,14 @@ from builder.errors import ChecksFailed, TfenvError
 def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_facts):
     """Check GPU, driver, CUDA libraries, Python, WSL2 and Docker for an environment; say what to fix."""
     from builder import doctor
-    from builder.facts import facts_from_matrix
+    from builder.matrix.facts import facts_from_matrix
 
     m = load_matrix(ctx)
     if env_name:
         m.env(env_name)  # unknown names: one line with the nearest match, exit 2
     facts = facts_from_matrix(m)
     if write_standalone or write_facts:
-        from builder import files
+        from builder.core import files
         from builder.doctor import standalone
 
         # Both or neither, and never one file twice: a half-done pair would be a doctor without its facts.
@@ -70,7 +70,7 @@ def explain_command(ctx, source, as_json, platform, tf_version, cuda_version):
 
     from builder import diagnose
     from builder.diagnose.textio import Unreadable, read_path
-    from builder.facts import facts_from_matrix
+    from builder.matrix.facts import facts_from_matrix
 
     if source is None:
         if sys.stdin.isatty():

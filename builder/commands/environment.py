@@ -10,7 +10,7 @@ import click
 
 from builder.commands import common
 from builder.commands.common import load_matrix
-from builder.errors import TfenvError
+from builder.core.errors import TfenvError
 
 
 def _isatty(stream) -> bool:
@@ -66,7 +66,8 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
     tfenv run tf29 --jupyter
     tfenv run -- python train.py       (in a project folder)
     """
-    from builder import dockerhost, run, tags
+    from builder.docker import daemon, run
+    from builder.matrix import tags
     from builder.project import config as project_config
 
     command = list(command)
@@ -86,7 +87,7 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
     elif command:
         raise TfenvError("--jupyter runs Jupyter itself: drop the command after --")
     else:
-        from builder import jupyter as jupyter_server
+        from builder.docker import jupyter as jupyter_server
 
         bind = jupyter_server.check_bind(bind)
     if not build:
@@ -121,8 +122,8 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
                 raise TfenvError("an interactive shell needs the docker CLI on PATH; or pass a command after --")
             command = ["bash"]
 
-    c = dockerhost.client()
-    use_gpu, reason = dockerhost.resolve_gpus(c, gpus)
+    c = daemon.client()
+    use_gpu, reason = daemon.resolve_gpus(c, gpus)
     if project is not None:
         if build:
             raise TfenvError("--build is for environment images: in a project folder run `tfenv build` first")
@@ -130,12 +131,13 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
     else:
         ref = tags.image_refs(target, repo, jupyter=jupyter)[1]
     hint = f"tfenv build {env} --os {target.os.name}" + (" --jupyter" if jupyter else "")
-    if jupyter and build and not dockerhost.has_image(c, ref):
-        from builder import images, progress
+    if jupyter and build and not daemon.has_image(c, ref):
+        from builder.core import progress
+        from builder.docker import images
 
         # --build takes the same options and defaults as `tfenv build`.
         images.build(m, target, build_settings, progress.display(False))
-    image = dockerhost.require_image(c, ref, hint)
+    image = daemon.require_image(c, ref, hint)
     if not use_gpu and gpus == "auto":
         click.echo(f"tfenv: running without a GPU: {reason}", err=True)
 
@@ -155,9 +157,9 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
 @click.command("ps")
 def ps_command():
     """List the containers tfenv run started (Jupyter URLs included)."""
-    from builder import containers, dockerhost, live, run
+    from builder.docker import containers, daemon, live, run
 
-    managed = run.list_managed(dockerhost.client())
+    managed = run.list_managed(daemon.client())
     if not managed:
         click.echo("no tfenv containers", err=True)
         return
@@ -176,13 +178,13 @@ def ps_command():
 @click.option("--all", "all_", is_flag=True, help="Every container tfenv run started.")
 def stop_command(names, all_):
     """Stop and remove containers tfenv run started (detached Jupyter servers)."""
-    from builder import dockerhost, run
+    from builder.docker import daemon, run
 
     if not names and not all_:
         raise TfenvError("name the containers to stop (see `tfenv ps`), or pass --all")
     if names and all_:
         raise TfenvError("pass names or --all, not both")
-    stopped = run.stop_managed(dockerhost.client(), list(names), all_)
+    stopped = run.stop_managed(daemon.client(), list(names), all_)
     for name in stopped:
         click.echo(f"stopped {name}")
     if not stopped:
@@ -193,8 +195,8 @@ def stop_command(names, all_):
 @click.argument("name", required=False)
 def shell_command(name):
     """Open bash in a running tfenv container (the only one, or NAME; `tfenv ps` lists them)."""
-    from builder import dockerhost, live, run
+    from builder.docker import daemon, live, run
 
-    running = [c for c in run.list_managed(dockerhost.client()) if c.status == "running"]
+    running = [c for c in run.list_managed(daemon.client()) if c.status == "running"]
     chosen = live.choose(running, name)
     sys.exit(live.shell(chosen.name))

@@ -8,7 +8,7 @@ import click
 
 from builder.commands import common
 from builder.commands.common import checkout_matrix, checkout_or, env_names_argument, load_matrix
-from builder.errors import ChecksFailed, TfenvError
+from builder.core.errors import ChecksFailed, TfenvError
 
 BAKE_FILE = "docker-bake.json"
 
@@ -20,7 +20,7 @@ BAKE_FILE = "docker-bake.json"
 @click.pass_context
 def matrix_command(ctx, as_json, as_yaml, markdown):
     """Show the version matrix (a table, or --json/--yaml/--markdown)."""
-    from builder import describe
+    from builder.render import describe
 
     chosen = [flag for flag, on in (("--json", as_json), ("--yaml", as_yaml), ("--markdown", markdown)) if on]
     if len(chosen) > 1:
@@ -43,7 +43,7 @@ def matrix_command(ctx, as_json, as_yaml, markdown):
 @click.pass_context
 def show_command(ctx, env, os_name, repo, as_json):
     """Everything about one environment, with its image tags."""
-    from builder import describe
+    from builder.render import describe
 
     m = load_matrix(ctx)
     info = describe.env_dict(m, m.env(env), common.default_repo(repo) or m.image.repo, os_name)
@@ -62,14 +62,15 @@ def show_command(ctx, env, os_name, repo, as_json):
 @click.pass_context
 def render_command(ctx, envs, all_, os_name, out, check):
     """Render the Dockerfiles, WSL and Windows scripts from matrix.yaml (--check: fail on drift)."""
-    from builder import generated, render, windows, wsl
+    from builder.core import paths
+    from builder.render import dockerfiles, generated, windows, wsl
 
     if all_ and envs:
         raise TfenvError(f"--all renders every environment: drop --all or the names ({' '.join(envs)})")
     root = checkout_or(out, "--out DIR for the rendered dockerfiles/, wsl/ and windows/")
     m = checkout_matrix(ctx, None if out else root)  # the checkout's matrix.yaml, whatever the install
     targets = m.select(envs, [os_name] if os_name else ())
-    rendered = render.render_all(m, targets)
+    rendered = dockerfiles.render_all(m, targets)
     # The WSL and Windows scripts (wsl/ENV/, windows/ENV/) are per environment, not per OS variant: --os
     # leaves them out.
     if not os_name:
@@ -79,7 +80,7 @@ def render_command(ctx, envs, all_, os_name, out, check):
             click.echo(str(path))
         return
     # A partial render cannot say which other files are stale.
-    problems = generated.check(rendered, root, () if envs or os_name else render.STALE_GLOBS)
+    problems = generated.check(rendered, root, () if envs or os_name else paths.STALE_GLOBS)
     for problem in problems:
         click.echo(f"drift: {problem}", err=True)
     if problems:
@@ -96,8 +97,9 @@ def lock_command(ctx, envs, jupyter):
 
     In a folder with tfenv.yaml and no ENV: resolve the project's tfenv.lock again instead.
     """
-    from builder import lock, paths, windows
+    from builder.core import paths
     from builder.project import config
+    from builder.render import lock, windows
 
     if not envs and config.find() is not None:
         from builder.project import actions
@@ -137,7 +139,8 @@ def lock_command(ctx, envs, jupyter):
 @click.pass_context
 def bake_command(ctx, envs, os_names, repo, output, check):
     """A buildx bake file: one target per environment, OS variant and stage, grouped by CUDA."""
-    from builder import ci, files, generated
+    from builder.core import files
+    from builder.render import ci, generated
 
     root = checkout_or(None, f"-o FILE to name the {BAKE_FILE} to check") if check and output in (None, "-") else None
     m = checkout_matrix(ctx, root)  # --check in a checkout: its own matrix.yaml, whatever the install
@@ -173,7 +176,7 @@ def ci_command():
 @click.pass_context
 def ci_matrix_command(ctx, envs, os_names, repo, as_json):
     """The GitHub Actions matrix: one entry per environment and OS variant."""
-    from builder import ci
+    from builder.render import ci
 
     m = load_matrix(ctx)
     entries = ci.github_matrix(m, m.select(envs, os_names), repo)
@@ -195,7 +198,7 @@ def config_command(as_json):
     \b
     Highest first: the command-line option, TFENV_<NAME> (and PIP_INDEX_URL), the config file, the matrix.
     """
-    from builder import config
+    from builder.core import config
 
     path = config.config_path()
     settings = config.effective()

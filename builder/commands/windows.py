@@ -19,7 +19,8 @@ from builder.commands.common import load_matrix
 def wsl_command(ctx, env, distro, windows, output):
     """Write the script that installs ENV into a venv inside WSL2 (with --windows: the setup.ps1 that
     prepares Windows and then runs it). The renders for every environment are committed under wsl/."""
-    from builder import files, wsl
+    from builder.core import files
+    from builder.render import wsl
 
     m = load_matrix(ctx)
     rendered = wsl.render(m, m.env(env), windows=windows, distro=distro)
@@ -27,7 +28,7 @@ def wsl_command(ctx, env, distro, windows, output):
         # Standard output is text: the platform adds its own line ends (CRLF on Windows), so give it LF.
         click.echo(rendered.text.replace("\r\n", "\n"), nl=False)
         return
-    # Atomic, LF line ends, never onto /dev/null or a fifo (builder.files); the folder must exist.
+    # Atomic, LF line ends, never onto /dev/null or a fifo (builder.core.files); the folder must exist.
     path = files.write_text(output, rendered.text, mode=0o755 if rendered.executable else None, what="script")
     click.echo(str(path), err=True)
 
@@ -41,7 +42,8 @@ def windows_command(ctx, env, output):
     """Write setup.ps1, which installs ENV natively on 64-bit Windows 10/11 into a venv (TF 2.5-2.10 from pip
     alone; TF 2.2-2.4 guided through NVIDIA's CUDA installer and the cuDNN zip). Run it with
     `powershell -ExecutionPolicy Bypass -File .\\setup.ps1`. The renders are committed under windows/."""
-    from builder import files, windows
+    from builder.core import files
+    from builder.render import windows
 
     m = load_matrix(ctx)
     rendered = windows.render(m, m.env(env))

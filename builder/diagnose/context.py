@@ -81,8 +81,8 @@ def infer(log, facts=None, platform=None, tf=None, cuda=None):
     """The Context of a parsed Log; platform/tf/cuda override what the log says."""
     ctx = Context()
     ctx.facts = facts
-    ctx.platform = Fact(platform, 0, "given") if platform else _platform(log)
     ctx.container = _container(log)
+    ctx.platform = Fact(platform, 0, "given") if platform else _platform(log, bool(ctx.container))
     if ctx.container and not ctx.platform:
         ctx.platform = Fact("linux", ctx.container.line, "inside a container")
     ctx.cuda_wanted = _cuda_wanted(log)
@@ -96,7 +96,8 @@ def infer(log, facts=None, platform=None, tf=None, cuda=None):
     return ctx
 
 
-def _platform(log):
+def _platform(log, container=False):
+    """The ONE answer to "where did this run" that every rule's advice follows (see Context.windows/wsl/...)."""
     ev = log.first("kernel_wsl1")
     if ev:
         return Fact("wsl1", ev.line, "kernel " + ev.groups[0])
@@ -113,6 +114,10 @@ def _platform(log):
     ev = log.first("wsl_hint")
     if ev and (log.has("so_name", "smi_no_driver", "nvml_failed", "linux_driver_pkg") or not log.has("dll_name")):
         return Fact("wsl2", ev.line, f"a WSL path or host name ({ev.groups[0]}); WSL 2 assumed")
+    ev = log.first("libcuda_unversioned")
+    if ev and not container and not log.has("nvrm", "linux_driver_pkg", "kernel_version", "dll_name", "smi_header"):
+        return Fact("wsl2", ev.line, "the unversioned libcuda.so is missing, which a Linux driver always installs: "
+                                     "WSL 2 assumed")
     win = [ev for kind in ("dll_load_failed", "win_error_126", "store_python", "dll_name", "win_path")
            for ev in log.all(kind)[:20]]
     lin = log.all("so_name")[:20]

@@ -1,4 +1,4 @@
-"""TF's library-loader messages as the image checks (builder/suites, `tfenv test`) read them: which library
+"""TF's library-loader messages as the image checks (builder/verify/suites, `tfenv test`) read them: which library
 TF asked for by name and could not load, why, and the fix for one failure given what the image carries.
 
 Built on the one parser (builder.diagnose.parse); this module only shapes its events for the suites."""

@@ -4,6 +4,7 @@ import textwrap
 
 from builder.diagnose import rules
 from builder.diagnose.context import infer
+from builder.diagnose.i18n import t
 from builder.diagnose.parse import parse
 
 SCHEMA = 1
@@ -16,16 +17,21 @@ UNDECIDED = ("Nothing in this log matches a known problem. Facts that would deci
 class Diagnosis:
     def __init__(self, log, ctx, findings):
         self.log, self.context, self.findings = log, ctx, findings
+        self.fatal_lines = sorted({ev.line for ev in log.all("fatal")})
 
     @property
     def explained(self):
+        """Something recognised; a log that ends in a fatal line is explained only by a finding that is no note."""
+        if self.fatal_lines:
+            return any(not f.harmless for f in self.findings)
         return bool(self.findings)
 
     def as_dict(self):
         return {"schema": SCHEMA, "explained": self.explained, "lines": self.log.line_count,
                 "context": self.context.as_dict(),
+                "fatal": [{"line": n, "text": self.log.line_text(n)} for n in self.fatal_lines],
                 "findings": [f.as_dict(self.log) for f in self.findings],
-                "next": None if self.explained else UNDECIDED}
+                "next": None if self.explained else t(UNDECIDED)}
 
 
 def explain(text, facts=None, platform=None, tf=None, cuda=None):
@@ -38,30 +44,41 @@ def explain(text, facts=None, platform=None, tf=None, cuda=None):
 def context_line(ctx):
     parts = []
     if ctx.platform:
-        parts.append({"windows": "Windows", "wsl1": "WSL 1", "wsl2": "WSL 2", "linux": "Linux"}[ctx.platform.value]
-                     + (" (container)" if ctx.container else ""))
-    for label, fact in (("TF", ctx.tf), ("CUDA wanted", ctx.cuda_wanted), ("CUDA present", ctx.cuda_present),
-                        ("GPU", ctx.gpu), ("compute capability", ctx.compute_capability), ("driver", ctx.driver),
-                        ("Python", ctx.python)):
+        name = {"windows": "Windows", "wsl1": "WSL 1", "wsl2": "WSL 2", "linux": "Linux"}[ctx.platform.value]
+        parts.append(t("{platform} (container)", platform=name) if ctx.container else name)
+    labels = ((t("TF {value}"), ctx.tf), (t("CUDA wanted {value}"), ctx.cuda_wanted),
+              (t("CUDA present {value}"), ctx.cuda_present), (t("GPU {value}"), ctx.gpu),
+              (t("compute capability {value}"), ctx.compute_capability), (t("driver {value}"), ctx.driver),
+              (t("Python {value}"), ctx.python))
+    for label, fact in labels:
         if fact:
-            parts.append(f"{label} {fact.value}")
+            parts.append(label.format(value=fact.value))
     if ctx.envs:
-        parts.append("tfenv environment: " + ", ".join(ctx.envs[:3]))
-    return "; ".join(parts) or "nothing known about the platform"
+        parts.append(t("tfenv environment: {envs}", envs=", ".join(ctx.envs[:3])))
+    return "; ".join(parts) or t("nothing known about the platform")
 
 
 def format_text(diagnosis, width=100):
-    """Plain text: a context line, then each finding with its evidence, cause, fix and the tfenv way."""
-    out = [f"Read {diagnosis.log.line_count} line(s): {context_line(diagnosis.context)}."]
-    if not diagnosis.findings:
-        out += [""] + textwrap.wrap(UNDECIDED, width)
-        return "\n".join(out) + "\n"
+    """Plain text: a context line, the fatal lines, then each finding: evidence, cause, fix, the tfenv way."""
+    out = [t("Read {count} line(s): {context}.", count=diagnosis.log.line_count,
+             context=context_line(diagnosis.context))]
+    if diagnosis.fatal_lines:
+        out += [""] + textwrap.wrap(t("The process stopped with a fatal error:"), width)
+        out += ["   " + t("line {number}: {text}", number=n, text=diagnosis.log.line_text(n))
+                for n in diagnosis.fatal_lines[:3]]
+    if not diagnosis.explained:
+        out += [""] + textwrap.wrap(t(UNDECIDED), width)
+        if not diagnosis.findings:
+            return "\n".join(out) + "\n"
+        out += [""] + textwrap.wrap(t("Also in the log, not the cause of the fatal error:"), width)
+    headings = (("why", t("why")), ("fix", t("fix")), ("tfenv", t("tfenv")))
     for i, f in enumerate(diagnosis.findings, 1):
         out.append("")
         out.append(f"{i}. {f.title} [{f.id}]")
         for n in f.evidence:
-            out.append(f"   line {n}: {diagnosis.log.line_text(n)}")
-        for label, body in (("why", f.cause), ("fix", f.fix), ("tfenv", f.tfenv)):
+            out.append("   " + t("line {number}: {text}", number=n, text=diagnosis.log.line_text(n)))
+        for key, label in headings:
+            body = getattr(f, {"why": "cause"}.get(key, key))
             if body:
                 out += textwrap.wrap(body, width, initial_indent=f"   {label}: ",
                                      subsequent_indent=" " * (len(label) + 5))

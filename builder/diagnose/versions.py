@@ -5,7 +5,7 @@ import re
 
 _NUMBER = re.compile(r"\d+")
 _SONAME = re.compile(r"lib(\w+?)\.so\.([\d.]+)$")
-_DLL = re.compile(r"([A-Za-z]+?)64_(\d+)\.dll$", re.IGNORECASE)
+_DLL = re.compile(r"([A-Za-z]+?)64_(\d+(?:\.\d+)*)\.dll$", re.IGNORECASE)
 
 
 def vkey(version):
@@ -59,38 +59,57 @@ def version_suffix(name):
     return m.group(2) if m else ""
 
 
+def _toolkit_of_suffix(suffix):
+    """The (major, minor) of a CUDA toolkit a name's version suffix spells, else None.
+
+    Linux names of CUDA <= 10.0 carry the toolkit (libcublas.so.10.0, libcudart.so.9.2) and so do every cudart
+    and CUPTI name (libcudart.so.10.1, libcupti.so.11.2); a one-part suffix (libcublas.so.10, .so.11) is the
+    library's own major version. Windows DLL names run the digits together: three digits are a toolkit of 10.0
+    and later (cufft64_100.dll, cudart64_110.dll), two digits from 70 to 99 one of CUDA 7-9 (cublas64_92.dll);
+    any other two digits (cublas64_10.dll, cusolver64_11.dll) are again the library's major version.
+    """
+    if "." in suffix:
+        parts = vkey(suffix)
+        return parts[:2] if len(parts) == 2 else None
+    if not suffix.isdigit():
+        return None
+    if len(suffix) == 3:
+        return int(suffix[:2]), int(suffix[2])
+    if len(suffix) == 2 and int(suffix) >= 70:
+        return int(suffix[0]), int(suffix[1])
+    return None
+
+
 def cuda_of_runtime(name):
     """The CUDA release a cudart name belongs to: cudart64_101.dll and libcudart.so.10.1 are '10.1';
     CUDA 11 and 12 keep one runtime soname for the whole major release, so cudart64_110.dll is '11.x'."""
     if family(name) != "cudart":
         return ""
-    digits = version_suffix(name).replace(".", "")
-    if not digits:
-        return ""
-    major = int(digits[:2]) if digits.startswith(("10", "11", "12", "13")) else int(digits[0])
-    minor = digits[len(str(major)):]
+    suffix = version_suffix(name)
+    toolkit = _toolkit_of_suffix(suffix)
+    major = toolkit[0] if toolkit else (int(suffix) if suffix.isdigit() and len(suffix) <= 2 else 0)
     if major >= 11:
         return f"{major}.x"
-    return "{}.{}".format(major, minor or "0")
+    return "{}.{}".format(*toolkit) if toolkit else ""
 
 
 def cuda_of_library(name):
-    """The CUDA release a library name pins down: every cudart name, and the other CUDA libraries of CUDA <= 10.0,
-    which carried the toolkit version (libcublas.so.10.0, cufft64_100.dll, libcusolver.so.9.0). Names like
-    libcublas.so.10 or cufft64_10.dll fit several releases: ''."""
-    if family(name) == "cudart":
+    """The CUDA release a library name pins down, '' when it fits several: every cudart name, every CUPTI name
+    (libcupti.so.11.2 is 11.2), and the other CUDA libraries while their names still carried the toolkit
+    (CUDA <= 10.0: libcublas.so.10.0, cufft64_100.dll). libcublas.so.10 or cusolver64_10.dll (CUDA 10.1 and
+    10.2) and libcufft.so.10 (CUDA 10.1 to 11.x) say no release."""
+    fam = family(name)
+    if fam == "cudart":
         return cuda_of_runtime(name)
-    if family(name) not in _CUDA_FAMILIES:
+    toolkit = _toolkit_of_suffix(version_suffix(name))
+    if not toolkit or fam not in _CUDA_FAMILIES + ("cupti",):
         return ""
-    suffix = version_suffix(name)
-    if "." in suffix and len(vkey(suffix)) == 2 and vkey(suffix) <= (10, 0):
-        return "{}.{}".format(*vkey(suffix))
-    if suffix.isdigit() and len(suffix) >= 2 and suffix.endswith("0") and int(suffix) <= 100:
-        return f"{suffix[:-1]}.0"
+    if fam in ("cupti", "nvrtc") or toolkit <= (10, 0):
+        return "{}.{}".format(*toolkit)
     return ""
 
 
-_CUDA_FAMILIES = ("cublas", "cufft", "curand", "cusolver", "cusparse", "nvrtc")
+_CUDA_FAMILIES = ("cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "nvrtc")
 
 
 def same_library(a, b):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builder import dockerhost
-from builder.errors import TfenvError
-from builder.matrix import Matrix
-from builder.progress import Display
+from builder.core.errors import TfenvError
+from builder.core.progress import Display
+from builder.docker import daemon
+from builder.matrix.model import Matrix
 from builder.project import config, image, resolve
 
 
@@ -25,13 +25,13 @@ def build(m: Matrix, project: config.Project, options, display: Display, build_e
     """Resolve (when tfenv.lock is missing or stale), then build: a conflict stops before any build."""
     if options.push:
         raise TfenvError("--push is for environment images; push a project image with `docker push`")
-    from builder import images
+    from builder.docker import images
 
     if options.ca_cert:
         images.read_ca_cert(options.ca_cert)  # a wrong path fails before resolving too
-    c = client or dockerhost.client()
+    c = client or daemon.client()
     base_ref = image.env_image_ref(project, m, options.repo)
-    if not build_env and not dockerhost.has_image(c, base_ref):  # say so before resolving (network, seconds)
+    if not build_env and not daemon.has_image(c, base_ref):  # say so before resolving (network, seconds)
         raise image.EnvImageMissing(f"the {project.environment}/{project.os} image {base_ref} is not built: "
                                     f"{image.env_build_hint(project, options.repo, m.image.repo)}")
     project_lock, resolved = lock(m, project, options.pip_index_url, options.ca_cert)
@@ -52,20 +52,20 @@ def current_image(m: Matrix, project: config.Project, c, repo: str | None = None
         why = "is missing" if not project.lock_path.is_file() else "is older than tfenv.yaml or the requirements"
         raise TfenvError(f"{project.lock_path.name} {why}: run `tfenv build` (or `tfenv lock`)")
     described = image.describe(project, m, project_lock, repo)
-    dockerhost.require_image(c, described.ref, "tfenv build")
+    daemon.require_image(c, described.ref, "tfenv build")
     return described
 
 
 def test(m: Matrix, project: config.Project, gpu: tuple[bool, str], junit_xml: str | None = None,
          repo: str | None = None, client=None):
     """The environment's whole suite on the project image, plus an import of every requirement."""
-    from builder import verify
+    from builder.verify import runner
 
-    verify.require_docker_cli()
-    c = client or dockerhost.client()
+    runner.require_docker_cli()
+    c = client or daemon.client()
     described = current_image(m, project, c, repo)
     img = c.images.get(described.ref)
     image.check_labels(img, described)
-    return verify.run(m, described.target, described.ref, img.labels or {}, gpu, "tfenv build",
+    return runner.run(m, described.target, described.ref, img.labels or {}, gpu, "tfenv build",
                       junit_xml=junit_xml, client=c,
                       project=image.test_expectations(project, described.lock, described.target))

@@ -13,9 +13,9 @@ from typing import Any
 
 import yaml
 
-from builder import files
-from builder.errors import TfenvError
-from builder.matrix import Matrix, Target, UnknownEnvError
+from builder.core import files
+from builder.core.errors import TfenvError
+from builder.matrix.model import Matrix, Target, UnknownEnvError
 
 FILENAME = "tfenv.yaml"
 LOCK_FILENAME = "tfenv.lock"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from builder import files
-from builder.matrix import Matrix
+from builder.core import files
+from builder.matrix.model import Matrix
 from builder.project.image import ProjectImage, dockerfile
 
 FOLDER = ".devcontainer"

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from builder.lock import normalize
-from builder.matrix import Env, Matrix, Target
+from builder.matrix.model import Env, Matrix, Target
+from builder.render.lock import normalize
 
 # Every name TensorFlow's Linux builds were published under (tensorflow_gpu normalizes to tensorflow-gpu).
 TENSORFLOW_NAMES = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "intel-tensorflow", "tf-nightly",

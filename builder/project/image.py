@@ -11,17 +11,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder import dockerhost, tags
-from builder.errors import TfenvError
-from builder.matrix import Matrix, Target
-from builder.progress import Display
+from builder.core.errors import TfenvError
+from builder.core.progress import Display
+from builder.docker import daemon
+from builder.matrix import tags
+from builder.matrix.model import Matrix, Target
 from builder.project.config import Project
 from builder.project.resolve import ProjectLock
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "project"
 
 
-class EnvImageMissing(dockerhost.ImageMissing):
+class EnvImageMissing(daemon.ImageMissing):
     """The environment image the project builds on is not in the local daemon."""
 
 
@@ -80,11 +81,11 @@ class ProjectBuild:
 def build(project: Project, m: Matrix, image: ProjectImage, options, display: Display, c=None,
           build_env: bool = False) -> ProjectBuild:
     """Build the project image on its environment image (built first with --build-env when missing)."""
-    from builder import images
+    from builder.docker import images
 
     ca = images.read_ca_cert(options.ca_cert) if options.ca_cert else None
-    c = c or dockerhost.client()
-    if not dockerhost.has_image(c, image.base_ref):
+    c = c or daemon.client()
+    if not daemon.has_image(c, image.base_ref):
         if not build_env:
             raise EnvImageMissing(f"the {project.environment}/{project.os} image {image.base_ref} is not built: "
                                   f"{env_build_hint(project, options.repo, m.image.repo)}")
@@ -110,11 +111,11 @@ def build(project: Project, m: Matrix, image: ProjectImage, options, display: Di
 
 def require_built(c, image: ProjectImage):
     """The local project image, or ImageMissing saying to build it (a changed lock is a new tag)."""
-    return dockerhost.require_image(c, image.ref, "tfenv build")
+    return daemon.require_image(c, image.ref, "tfenv build")
 
 
 def test_expectations(project: Project, lock: ProjectLock, target: Target) -> dict:
-    """What the project suite checks (builder/suites/test_project.py): every top-level requirement that is in
+    """What the project suite checks (builder/verify/suites/test_project.py): every top-level requirement that is in
     the image imports (TF is the environment's suite's; a Windows-only package or a backport is not there)."""
     from builder.project.resolve import env_pins, normalize, top_level_names
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 from packaging.markers import default_environment
 
-from builder.lock import normalize
-from builder.matrix import Matrix, Target
+from builder.matrix.model import Matrix, Target
 from builder.project import family
 from builder.project import sources as src
+from builder.render.lock import normalize
 
 
 @dataclass

@@ -13,13 +13,14 @@ from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
 
-from builder import files
-from builder import lock as env_lock
-from builder.matrix import Matrix, Target
+from builder.core import files
+from builder.core import paths as env_paths
+from builder.matrix.model import Matrix, Target
 from builder.project import family, plan, solve
 from builder.project import sources as src
 from builder.project.config import Project
 from builder.project.solve import Conflict, ResolveFailed
+from builder.render import lock as env_lock
 
 normalize = env_lock.normalize
 
@@ -33,9 +34,9 @@ __all__ = ["Conflict", "ResolveFailed"]
 
 def constraint_paths(target: Target, jupyter: bool) -> list[Path]:
     """The environment's lock(s) the project must keep: the base lock, and the Jupyter lock on top."""
-    paths = [env_lock.lock_path(target, False)]
+    paths = [env_paths.lock_path(target, False)]
     if jupyter:
-        paths.append(env_lock.lock_path(target, True))
+        paths.append(env_paths.lock_path(target, True))
     for path in paths:
         if not path.is_file():
             raise ResolveFailed(f"no lock {path.name} for {target.key}: run `tfenv lock {target.env.name}`")
@@ -179,8 +180,6 @@ def resolve(project: Project, m: Matrix, target: Target, index_url: str | None =
             ca_cert: str | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """(what the project adds to the image: name, version, sorted; the notes to show); Conflict when the
     requirements cannot be met on the environment (every requirement that does not fit, in one line)."""
-    from builder import containers
-
     sources = project_sources(project)
     if not sources.requirements and not sources.constraints:
         return [], list(sources.notes)
@@ -189,7 +188,7 @@ def resolve(project: Project, m: Matrix, target: Target, index_url: str | None =
     request = solve.Request(target, pins, env_constraints(m, target, pins) + the_plan.constraints,
                             project.resolve_as_of or target.env.lock_date, project.root, index_url, ca_cert,
                             tuple(m.jupyter_packages) if project.jupyter else ())
-    with containers.temp_dir("resolve") as work:
+    with files.temp_dir("resolve") as work:
         outcome = solve.solve(the_plan, request, work, m.projects.get("bounds") or [])
     added, notes = [], the_plan.notes + outcome.notes
     for name, version in outcome.pins:

@@ -24,11 +24,11 @@ from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
 
-from builder.errors import TfenvError
-from builder.lock import normalize
-from builder.matrix import Target
+from builder.core.errors import TfenvError
+from builder.matrix.model import Target
 from builder.project import family
 from builder.project.plan import Plan
+from builder.render.lock import normalize
 
 UV_TIMEOUT_S = 300  # a cold resolution downloads metadata; a stuck index must not hang the build
 MAX_ROUNDS = 12  # conflicts explained per run (each costs one resolution)

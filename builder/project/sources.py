@@ -16,7 +16,7 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement as Pep508
 
-from builder.errors import TfenvError
+from builder.core.errors import TfenvError
 
 # The files `tfenv init` looks for, in the order it prefers them.
 KNOWN_FILES = ("requirements.txt", "environment.yml", "environment.yaml", "pyproject.toml", "setup.cfg", "setup.py")

@@ -1,4 +1,4 @@
-"""builder.images against the real Docker daemon, with tiny Dockerfiles on the local debian base.
+"""builder.docker.images against the real Docker daemon, with tiny Dockerfiles on the local debian base.
 
 Every image and container here carries the label io.tfenv.test=<unique> and is removed by the fixture.
 """
@@ -14,16 +14,16 @@ import sys
 import textwrap
 import threading
 import uuid
-from pathlib import Path
 
 import pytest
 from docker.errors import ImageNotFound
 
-from builder import dockerhost, images, progress
+from builder.core import progress
+from builder.docker import daemon, images
 from tests.conftest import BASE_IMAGE
+from tests.helpers import ROOT, matrix, tfenv
 
 BASE = BASE_IMAGE
-ROOT = str(Path(__file__).resolve().parents[2])
 
 
 @pytest.fixture
@@ -96,16 +96,17 @@ def test_rich_display_renders_a_build(client, label):
 def test_ctrl_c_stops_the_build_and_removes_its_container(client, label):
     script = textwrap.dedent(f"""
         import sys
-        from builder import dockerhost, images, progress
+        from builder.core import progress
+        from builder.docker import daemon, images
         text = {dockerfile(label, "RUN echo started && sleep 300")!r}
         try:
-            images.run_build(dockerhost.client(), images.context_tar(text), tag="tfenv-ci/tiny:{label}",
+            images.run_build(daemon.client(), images.context_tar(text), tag="tfenv-ci/tiny:{label}",
                              display=progress.Display())
         except KeyboardInterrupt:
             sys.exit(130)
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": ROOT})
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
     # Wait until step 3 runs: the LABEL step makes a short-lived container of its own, so a container
     # alone does not say that the RUN step has started.
     seen = []
@@ -129,9 +130,8 @@ def test_ctrl_c_stops_the_build_and_removes_its_container(client, label):
 
 
 def test_missing_base_image_says_how_to_make_it(client):
-    from builder import matrix
 
-    m = matrix.load()
+    m = matrix()
     nope = f"tfenv-ci/no-such-base:{uuid.uuid4().hex[:8]}"
     opts = images.BuildOptions(base_image=nope, pull=False)
     with pytest.raises(images.BaseImageMissing) as info:
@@ -155,11 +155,6 @@ def test_push_to_an_unreachable_registry_is_one_line(client, label):
 # --- the CLI: every problem is one line and a non-zero exit --------------------------------------------
 
 
-def tfenv(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "builder.cli", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": ROOT, **(env or {})})
-
-
 def test_cli_without_daemon_says_how_to_start_one():
     result = tfenv("build", "tf29", "--os", "debian11", env={"DOCKER_HOST": "unix:///nonexistent/docker.sock"})
     assert result.returncode == 2
@@ -168,7 +163,7 @@ def test_cli_without_daemon_says_how_to_start_one():
 
 
 def test_cli_ubuntu_base_that_cannot_be_pulled(client):
-    if dockerhost.has_image(client, "ubuntu:20.04"):
+    if daemon.has_image(client, "ubuntu:20.04"):
         pytest.skip("ubuntu:20.04 is local here")
     result = tfenv("build", "tf29", "--os", "ubuntu20.04", "--plain")
     assert result.returncode == 2, result.stdout + result.stderr

@@ -7,23 +7,13 @@ GPU memory comes from the FAKE nvidia-smi (tests/fakes), copied into the contain
 from __future__ import annotations
 
 import io
-import os
 import re
-import subprocess
-import sys
 import tarfile
 import uuid
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def tfenv(*args, cwd, timeout=60, input=None):
-    return subprocess.run([sys.executable, "-m", "builder.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout, env=dict(os.environ, PYTHONPATH=str(ROOT)), input=input,
-                          stdin=None if input is not None else subprocess.DEVNULL)
+from tests.helpers import ROOT, tfenv
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """tfenv run's container handling against the real Docker daemon, with the small debootstrap base image.
 
 These prove streaming, exit codes, uid mapping, Ctrl-C and ps/stop without needing a TensorFlow image;
-tests/integration/test_run.py does the same end to end with tf29.
+tests/slow/test_run.py does the same end to end with tf29.
 """
 
 from __future__ import annotations
@@ -12,14 +12,13 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
-from builder import dockerhost, run
+from builder.docker import daemon, run
 from tests.conftest import BASE_IMAGE
+from tests.helpers import ROOT, tfenv
 
-ROOT = Path(__file__).resolve().parents[2]
 BASE = BASE_IMAGE
 
 
@@ -85,10 +84,10 @@ def test_ctrl_c_stops_and_removes(client, name, tmp_path):
         pytest.skip("POSIX signals")
     code = textwrap.dedent(f"""
         import sys
-        from builder import dockerhost, run
+        from builder.docker import daemon, run
         s = run.make_spec({BASE!r}, ["sh", "-c", "echo started; sleep 300"], env_name="test", workdir="/workspace",
                           cwd=None, volumes=[], environment=[], gpu=False, name={name!r})
-        sys.exit(run.run_streaming(dockerhost.client(), s))
+        sys.exit(run.run_streaming(daemon.client(), s))
     """)
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
@@ -116,24 +115,18 @@ def test_ps_and_stop_manage_only_tfenv_containers(client, name, tmp_path):
 
 
 def test_missing_image_says_how_to_build(client):
-    res = subprocess.run([sys.executable, "-m", "builder.cli", "run", "tf29", "--os", "debian11", "--repo",
-                          "tfenv-test/none", "--", "true"], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT)), stdin=subprocess.DEVNULL)
+    res = tfenv("run", "tf29", "--os", "debian11", "--repo", "tfenv-test/none", "--", "true")
     assert res.returncode == 2
     assert res.stderr.strip() == ("tfenv: error: image tfenv-test/none:tf29-debian11 not found locally: "
                                   "build it with `tfenv build tf29 --os debian11`")
-    res = subprocess.run([sys.executable, "-m", "builder.cli", "run", "tf29", "--os", "debian11", "--repo",
-                          "tfenv-test/none", "--jupyter"], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT)), stdin=subprocess.DEVNULL)
+    res = tfenv("run", "tf29", "--os", "debian11", "--repo", "tfenv-test/none", "--jupyter")
     assert "build it with `tfenv build tf29 --os debian11 --jupyter`" in res.stderr
 
 
 def test_gpus_all_without_nvidia_runtime_names_the_fix(client):
-    if dockerhost.has_nvidia_runtime(client):
+    if daemon.has_nvidia_runtime(client):
         pytest.skip("this daemon has the NVIDIA runtime")
-    res = subprocess.run([sys.executable, "-m", "builder.cli", "run", "tf29", "--gpus", "all", "--", "true"],
-                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
-                         stdin=subprocess.DEVNULL)
+    res = tfenv("run", "tf29", "--gpus", "all", "--", "true")
     assert res.returncode == 2
     (line,) = res.stderr.strip().splitlines()
     assert line.startswith("tfenv: error: --gpus all, but this Docker daemon has no NVIDIA runtime: ")

@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 import secrets
-import subprocess
-import sys
 
 import pytest
 
-from builder import dockerhost
-
-TFENV = [sys.executable, "-m", "builder.cli"]
+from builder.docker import daemon
+from tests.helpers import tfenv
 
 
 @pytest.fixture
-def daemon(docker_client):
+def docker_api(docker_client):
     return docker_client
 
 
-def tfenv(*args):
-    return subprocess.run(TFENV + list(args), capture_output=True, text=True, timeout=120)
-
-
-def test_gpus_all_without_nvidia_runtime_fails_at_once(daemon):
-    if dockerhost.has_nvidia_runtime(daemon):
+def test_gpus_all_without_nvidia_runtime_fails_at_once(docker_api):
+    if daemon.has_nvidia_runtime(docker_api):
         pytest.skip("this Docker daemon has an NVIDIA runtime: --gpus all is valid here")
     # A repository that does not exist: the GPU check must come first, before any image is looked up.
     repo = f"tfenv-ci/none-{secrets.token_hex(4)}"
@@ -34,7 +27,7 @@ def test_gpus_all_without_nvidia_runtime_fails_at_once(daemon):
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
-def test_missing_image_says_how_to_build_it(daemon):
+def test_missing_image_says_how_to_build_it(docker_api):
     repo = f"tfenv-ci/none-{secrets.token_hex(4)}"
     result = tfenv("test", "tf29", "--os", "debian11", "--gpus", "none", "--repo", repo)
     assert result.returncode == 2
@@ -44,7 +37,7 @@ def test_missing_image_says_how_to_build_it(daemon):
     )
 
 
-def test_missing_image_ref_says_how_to_get_it(daemon):
+def test_missing_image_ref_says_how_to_get_it(docker_api):
     ref = f"tfenv-ci/none-{secrets.token_hex(4)}:x"
     result = tfenv("test", "--image", ref, "--gpus", "none")
     assert result.returncode == 2 and f"image {ref} not found locally" in result.stderr

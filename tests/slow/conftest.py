@@ -5,7 +5,7 @@ Contract (other test modules rely on it): the session fixture `tf29_image` yield
 
 - TFENV_TEST_REUSE_REPO=REPO: when REPO:tf29-debian11 and REPO:tf29-debian11-jupyter exist, use them and
   never delete them (development mode).
-- Otherwise build through builder.images into tfenv-ci/tensorflow on the debian11 base (base.TAGS)
+- Otherwise build through builder.docker.images into tfenv-ci/tensorflow on the debian11 base (base.TAGS)
   (TFENV_TEST_BASE_IMAGE overrides), trusting /etc/ssl/certs/ca-certificates.crt when it exists, and
   remove the tags it created at the end of the session.
 
@@ -21,9 +21,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from builder import dockerhost, images, matrix, progress, tags
-from builder.matrix import Target
+from builder.core import progress
+from builder.docker import daemon, images
+from builder.matrix import tags
+from builder.matrix.model import Target
 from tests.conftest import BASE_IMAGE
+from tests.helpers import matrix
 
 CI_REPO = "tfenv-ci/tensorflow"
 HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
@@ -39,12 +42,12 @@ class BuiltImage:
 
 
 def _existing(c, refs) -> bool:
-    return all(dockerhost.has_image(c, ref) for ref in refs)
+    return all(daemon.has_image(c, ref) for ref in refs)
 
 
 @pytest.fixture(scope="session")
 def tf29_image(docker_client):
-    m = matrix.load()
+    m = matrix()
     target = m.target("tf29", "debian11")
     reuse = os.environ.get("TFENV_TEST_REUSE_REPO")
     if reuse:
@@ -61,7 +64,7 @@ def tf29_image(docker_client):
     )
     # Tags that exist before the build belong to someone else's run: leave them alone.
     all_refs = tags.image_refs(target, CI_REPO) + tags.image_refs(target, CI_REPO, jupyter=True)
-    before = {ref for ref in all_refs if dockerhost.has_image(docker_client, ref)}
+    before = {ref for ref in all_refs if daemon.has_image(docker_client, ref)}
     result = None
     try:
         result = images.build(m, target, options, progress.Display(), docker_client)

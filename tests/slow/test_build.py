@@ -8,16 +8,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
 import sys
 import uuid
-from pathlib import Path
 
 import pytest
 
-from builder import tags
-
-ROOT = str(Path(__file__).resolve().parents[2])
+from builder.matrix import tags
+from tests.helpers import tfenv
 
 
 def run_in(client, ref, command, label):
@@ -85,9 +82,7 @@ def test_cublas_is_installed_once(docker_client, tf29_image):
 def test_base_debian11_is_a_small_working_apt_base(docker_client):
     tag = f"tfenv-ci/debian:test-{uuid.uuid4().hex[:8]}"
     try:
-        result = subprocess.run([sys.executable, "-m", "builder.cli", "base", "debian11", "--tag", tag, "--plain"],
-                                cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}, capture_output=True, text=True,
-                                timeout=900)
+        result = tfenv("base", "debian11", "--tag", tag, "--plain", timeout=900)
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr
         image = docker_client.images.get(tag)
         assert image.attrs["Config"]["Cmd"] == ["bash"]

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import uuid
+
+from tests.helpers import tfenv
 
 
 def test_standalone_doctor_inside_the_tf29_image(docker_client, tf29_image, tmp_path):
     standalone = tmp_path / "doctor.py"
-    made = subprocess.run([sys.executable, "-m", "builder.cli", "doctor", "--write-standalone", str(standalone)],
-                          capture_output=True, text=True)
+    made = tfenv("doctor", "--write-standalone", str(standalone))
     assert made.returncode == 0, made.stderr
     container = docker_client.containers.create(
         tf29_image.refs[1], ["python", "/tmp/doctor.py", "--env", "tf29", "--json", "--import"],

@@ -13,13 +13,14 @@ import uuid
 
 import pytest
 
-from builder import lock, matrix
+from builder.render import lock
 from tests.conftest import BASE_IMAGE
+from tests.helpers import matrix
 
 BASE = BASE_IMAGE
 HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
 CA_IN_CONTAINER = "/tmp/host-ca.crt"  # not at the same path: the ca-certificates package rewrites that file
-M = matrix.load()
+M = matrix()
 # tf29 is installed and imported by the image build test; these are the other debian11 locks (tf25-tf28,
 # tf210: its image test proves the image, this proves the lock alone on a bare bullseye).
 TARGETS = [t for t in lock.lock_targets(M) if t.python == "3.9" and t.env.name != "tf29"]

@@ -13,25 +13,20 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import tfenv
+
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = Path(__file__).resolve().parent / "notebooks" / "train_and_plot.ipynb"
 HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
 # Versions that fit tf29's pins (numpy 1.24.1 on Python 3.9).
 REQUIREMENTS = "pandas==2.0.3\nmatplotlib==3.7.5\nscikit-learn==1.3.2\n"
-
-
-def tfenv(*args, cwd, timeout=900, stdin=subprocess.DEVNULL):
-    return subprocess.run([sys.executable, "-m", "builder.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdin=stdin)
 
 
 def project_repo_images(client, repo: str) -> list:

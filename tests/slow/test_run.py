@@ -18,23 +18,13 @@ import sys
 import urllib.error
 import urllib.request
 import uuid
-from pathlib import Path
 
 import pytest
 
-from builder import dockerhost
+from builder.docker import daemon
+from tests.helpers import ROOT, TFENV, tfenv
 
-ROOT = Path(__file__).resolve().parents[2]
 URL = re.compile(r"^http://127\.0\.0\.1:(\d+)/lab\?token=([\w-]+)$")
-
-
-def tfenv_argv(*args):
-    return [sys.executable, "-m", "builder.cli", *args]
-
-
-def tfenv(*args, cwd, timeout=300):
-    return subprocess.run(tfenv_argv(*args), capture_output=True, text=True, cwd=cwd, timeout=timeout,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT)), stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture
@@ -74,14 +64,14 @@ def test_command_writes_owned_file_and_passes_exit_code(tf29_image, name, tmp_pa
     res = tfenv(*base_args(tf29_image, name), "--", "python", "-c", "import sys; print('bye'); sys.exit(7)",
                 cwd=tmp_path)
     assert (res.returncode, res.stdout) == (7, "bye\n")
-    if not dockerhost.has_nvidia_runtime(dockerhost.client()):
+    if not daemon.has_nvidia_runtime(daemon.client()):
         assert res.stderr.count("running without a GPU") == 1  # said once, not per stream or per retry
 
 
 @pytest.mark.skipif(shutil.which("script") is None or sys.platform == "win32", reason="needs util-linux script")
 def test_terminal_gets_an_interactive_shell(tf29_image, name, tmp_path):
     # script(1) gives tfenv a real terminal, so it hands over to `docker run -it` with the same options.
-    cmd = " ".join(shlex.quote(a) for a in tfenv_argv(*base_args(tf29_image, name)))
+    cmd = " ".join(shlex.quote(a) for a in [*TFENV, *base_args(tf29_image, name)])
     res = subprocess.run(["script", "-qec", cmd, "/dev/null"], input="echo shell:$PWD:$HOME; exit 4\n",
                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
@@ -204,7 +194,7 @@ def test_jupyter_detached_end_to_end(tf29_image, client, name, tmp_path):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT")
 def test_jupyter_foreground_ctrl_c_removes_the_container(tf29_image, client, name, tmp_path):
-    proc = subprocess.Popen(tfenv_argv(*base_args(tf29_image, name), "--jupyter"), cwd=tmp_path,
+    proc = subprocess.Popen([*TFENV, *base_args(tf29_image, name), "--jupyter"], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             stdin=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:

@@ -9,14 +9,13 @@ import os
 import secrets
 import signal
 import subprocess
-import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT, TFENV
+
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 SIGNALS = [pytest.param(signal.SIGTERM, 143, id="SIGTERM"), pytest.param(signal.SIGHUP, 129, id="SIGHUP")]
 
@@ -26,7 +25,7 @@ def start(args, tmp_path):
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir(exist_ok=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmpdir))
-    return subprocess.Popen([sys.executable, "-m", "builder.cli", *args], cwd=tmp_path, env=env,
+    return subprocess.Popen([*TFENV, *args], cwd=tmp_path, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), tmpdir
 
 
@@ -149,7 +148,7 @@ def test_signal_during_an_interactive_shell_removes_the_container(tf29_image, do
     name = f"tfenv-test-signal-{uuid.uuid4().hex[:8]}"
     leader, follower = pty.openpty()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "builder.cli", "run", "tf29", "--os", "debian11", "--repo",
+    proc = subprocess.Popen([*TFENV, "run", "tf29", "--os", "debian11", "--repo",
                              tf29_image.repo, "--name", name, "--gpus", "none"], cwd=tmp_path, env=env,
                             stdin=follower, stdout=follower, stderr=follower)
     os.close(follower)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
-import sys
 
 import pytest
 
-from builder import dockerhost, images, matrix, progress, tags
+from builder.core import progress
+from builder.docker import daemon, images
+from builder.matrix import tags
+from tests.helpers import matrix, tfenv
 
 REPO = "tfenv-ci-tf210/tensorflow"
 HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
@@ -22,10 +23,10 @@ HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
 
 @pytest.fixture(scope="module")
 def tf210_image(docker_client, base_image, tf29_image):
-    m = matrix.load()
+    m = matrix()
     target = m.target("tf210", "debian11")
     refs = tags.image_refs(target, REPO)
-    before = {ref for ref in refs if dockerhost.has_image(docker_client, ref)}
+    before = {ref for ref in refs if daemon.has_image(docker_client, ref)}
     options = images.BuildOptions(repo=REPO, base_image=base_image, pull=False,
                                   ca_cert=HOST_CA if os.path.isfile(HOST_CA) else None)
     result = None
@@ -55,8 +56,7 @@ def test_only_the_tensorflow_layers_differ_from_tf29(docker_client, tf210_image,
 
 
 def test_tfenv_test_suite_passes(tf210_image):
-    result = subprocess.run([sys.executable, "-m", "builder.cli", "test", "tf210", "--os", "debian11",
-                             "--repo", REPO, "--gpus", "none"], capture_output=True, text=True, timeout=600)
+    result = tfenv("test", "tf210", "--os", "debian11", "--repo", REPO, "--gpus", "none", timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert "PASS  TensorFlow version matches the matrix" in lines

@@ -8,24 +8,20 @@ import os
 import secrets
 import signal
 import subprocess
-import sys
 import tarfile
 import time
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from builder import dockerhost, matrix, verify
+from builder.docker import daemon
+from builder.verify import runner
+from tests.helpers import TFENV, matrix, tfenv
 
-TFENV = [sys.executable, "-m", "builder.cli"]
 GPU_TITLES = ("nvidia-smi works in the container", "cudaGetDeviceCount through ctypes is at least 1",
               "tf.config.list_physical_devices('GPU') is not empty",
               "with a GPU, TF logs no `Could not load dynamic library` at all",
               "a matmul on /GPU:0 equals the CPU result")
-
-
-def tfenv(*args, timeout=600):
-    return subprocess.run(TFENV + list(args), capture_output=True, text=True, timeout=timeout)
 
 
 def leftover(c, label_value: str):
@@ -41,7 +37,7 @@ def test_tf29_debian11_passes_with_gpu_checks_skipped(tf29_image, docker_client,
     assert "PASS  libcusparse.so.11 loads by name through ctypes" in lines
     assert "PASS  importing TF and listing devices logs no `Could not load dynamic library` but for the driver" \
         in lines
-    if not dockerhost.has_nvidia_runtime(docker_client):
+    if not daemon.has_nvidia_runtime(docker_client):
         for title in GPU_TITLES:
             assert f"SKIP  {title}  -- no NVIDIA runtime in this Docker daemon (--gpus auto)" in lines
     assert lines[-1].startswith(f"tf29 on debian11 ({tf29_image.refs[1]}): ")
@@ -107,10 +103,10 @@ def test_container_removed_when_the_suite_is_interrupted_midway(tf29_image, dock
         return real_run(self, command, *args, **kwargs)
 
     monkeypatch.setattr(docker_backend.DockerBackend, "run", interrupting_run)
-    m = matrix.load()
+    m = matrix()
     img = docker_client.images.get(tf29_image.refs[1])
     with pytest.raises(KeyboardInterrupt):
-        verify.run(m, tf29_image.target, tf29_image.refs[1], img.labels, (False, "test"), "hint",
+        runner.run(m, tf29_image.target, tf29_image.refs[1], img.labels, (False, "test"), "hint",
                    client=docker_client, extra_labels={"io.tfenv.test": token})
     assert len(seen) == 1 and len(calls) == 3
     assert leftover(docker_client, token) == []
@@ -123,10 +119,10 @@ def test_container_removed_when_starting_the_suite_fails(tf29_image, docker_clie
         assert len(leftover(docker_client, token)) == 1
         raise RuntimeError("suite crashed")
 
-    monkeypatch.setattr(verify, "run_suites", broken_suites)
+    monkeypatch.setattr(runner, "run_suites", broken_suites)
     img = docker_client.images.get(tf29_image.refs[1])
     with pytest.raises(RuntimeError, match="suite crashed"):
-        verify.run(matrix.load(), tf29_image.target, tf29_image.refs[1], img.labels, (False, "test"), "hint",
+        runner.run(matrix(), tf29_image.target, tf29_image.refs[1], img.labels, (False, "test"), "hint",
                    client=docker_client, extra_labels={"io.tfenv.test": token})
     assert leftover(docker_client, token) == []
 
@@ -174,14 +170,14 @@ def test_sigint_removes_the_container(tf29_image, docker_client):
 def test_gpu_checks_fail_with_evidence_when_the_gpu_is_absent(tf29_image, docker_client, tmp_path):
     """The GPU checks run for real (a GPU claimed in the expectations, none in the container): each must fail
     and say why, so that on a GPU host a pass means something."""
-    m = matrix.load()
+    m = matrix()
     img = docker_client.images.get(tf29_image.refs[1])
-    expect = verify.expectations(m, tf29_image.target, tf29_image.refs[1], img.labels, (True, "claimed"), "hint")
+    expect = runner.expectations(m, tf29_image.target, tf29_image.refs[1], img.labels, (True, "claimed"), "hint")
     expect_file = tmp_path / "expect.json"
     expect_file.write_text(__import__("json").dumps(expect), encoding="utf-8")
     token = secrets.token_hex(4)
-    with verify.container(docker_client, tf29_image.refs[1], tf29_image.target, False, {"io.tfenv.test": token}) as c:
-        results = {r.title: r for r in verify.run_suites(c.id, expect_file)}
+    with runner.container(docker_client, tf29_image.refs[1], tf29_image.target, False, {"io.tfenv.test": token}) as c:
+        results = {r.title: r for r in runner.run_suites(c.id, expect_file)}
     assert leftover(docker_client, token) == []
     for title in GPU_TITLES:
         assert results[title].outcome == "failed", title

@@ -33,14 +33,15 @@ from pathlib import Path
 
 import pytest
 
-from builder import matrix, windows
+from builder.render import windows
+from tests.helpers import matrix
 
 # Pure-Python packages some old locks pin in a version that has no wheel at all: pip builds them from the
 # sdist without a compiler (wrapt falls back to its pure-Python implementation when no compiler is found;
 # clang 5.0 is libclang's Python bindings, which TF 2.6 pins).
 PURE_PYTHON_SDISTS = {"termcolor", "wrapt", "clang"}
 
-M = matrix.load()
+M = matrix()
 ENVS = [e for e in M.envs.values() if windows.supported(e)]
 PIP_ENVS = [e for e in ENVS if e.cuda.windows.source == "pip"]
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 import uuid
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
+
 SCRIPT = ROOT / "wsl" / "tf29" / "install.sh"
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 CA_IN_BOX = "/tfenv-ca/ca-certificates.crt"  # not the box's own path: its ca-certificates package rewrites that

@@ -6,21 +6,33 @@ they explain the rest), and a finding drops the ones it supersedes (a container'
 """
 
 from builder.diagnose.rules import (
+    container_driver_too_old,
+    container_no_host_driver,
+    container_nvml_lost,
+    container_toolkit_missing,
     cpu_no_avx,
+    cublas_init_failed,
+    cuda_factory_harmless,
     cudnn_init_failed,
     cudnn_version_mismatch,
-    dll_load_failed_other,
+    cuinit_error,
+    dll_load_failed,
+    docker_too_old,
     driver_dso_mismatch,
     driver_too_old,
     gpu_out_of_memory,
     gpu_too_new,
+    gpu_too_old,
+    jetson_container,
     libcuda_missing,
     missing_cuda_runtime,
     missing_cudnn,
     msvc_runtime,
     no_gpu_harmless,
     no_gpu_visible,
+    numa_harmless,
     numpy2,
+    numpy_too_old,
     optional_library,
     protobuf4,
     python_unsupported,
@@ -28,6 +40,9 @@ from builder.diagnose.rules import (
     tf24_cusolver,
     windows_gpu_after_210,
     wsl1,
+    wsl_gpu_unavailable,
+    wsl_lib_path,
+    wsl_libcuda_symlink,
     wsl_linux_driver,
     xla_libdevice,
     zlibwapi,
@@ -37,14 +52,33 @@ RULES = [
     wsl1, wsl_linux_driver, windows_gpu_after_210, python_unsupported, cpu_no_avx, store_python, msvc_runtime,
     numpy2, protobuf4, driver_too_old, driver_dso_mismatch, tf24_cusolver, missing_cuda_runtime, zlibwapi,
     missing_cudnn, libcuda_missing, no_gpu_visible, cudnn_version_mismatch, xla_libdevice, gpu_too_new,
-    cudnn_init_failed, gpu_out_of_memory, dll_load_failed_other, no_gpu_harmless, optional_library,
+    cudnn_init_failed, gpu_out_of_memory, dll_load_failed, no_gpu_harmless, optional_library,
+    container_toolkit_missing, docker_too_old, container_driver_too_old, container_no_host_driver,
+    container_nvml_lost, jetson_container, wsl_libcuda_symlink, wsl_gpu_unavailable, wsl_lib_path, numa_harmless,
+    cuinit_error, gpu_too_old, cublas_init_failed, cuda_factory_harmless, numpy_too_old,
 ]
-IDS = [rule.ID for rule in RULES]
+IDS = sorted({rule.ID for rule in RULES})  # a cause may have two rules (a named DLL, a bare "DLL load failed")
 
 
 def run(log, ctx):
     """Every finding, root cause first, without the ones a finding above explains."""
     findings = [f for f in (rule.check(log, ctx) for rule in RULES) if f is not None]
-    findings.sort(key=lambda f: f.rank)
+    findings.sort(key=lambda f: (f.rank, f.evidence[:1]))  # equal ranks: what the log shows first
     dropped = {s for f in findings for s in f.supersedes}
-    return [f for f in findings if f.id not in dropped]
+    return fatal_first(log, [f for f in findings if f.id not in dropped])
+
+
+def fatal_first(log, findings):
+    """A log that ends the process (an `F` line, a failed CHECK, an abort, a segfault) is never summed up as
+    harmless: what explains the fatal line comes first, then the other problems, harmless notes last."""
+    fatal = {ev.line for ev in log.all("fatal")}
+    if not fatal:
+        return findings
+    last = max(fatal)
+
+    def order(f):
+        on_fatal = bool(fatal & set(f.evidence))
+        before = any(n <= last for n in f.evidence)
+        return (f.harmless, not on_fatal, not before, f.rank)
+
+    return sorted(findings, key=order)

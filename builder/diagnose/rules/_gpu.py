@@ -4,9 +4,11 @@ from builder.diagnose.versions import family, vkey
 
 
 def libcuda_failures(log):
-    """libcuda.so.1 / nvcuda.dll failures, and TF 2.14+'s "Could not find cuda drivers" (which names none)."""
+    """libcuda.so.1 / nvcuda.dll / the unversioned libcuda.so that could not be loaded (TF 2.14+'s "Could not find
+    cuda drivers" is about the CUDA runtime, despite its words: tsl/cuda/cudart_stub.cc prints it when
+    libcudart fails to load)."""
     found = [(n, ev) for n, ev in log.failed_libraries() if family(n) == "cuda"]
-    return found or [("libcuda.so.1", ev) for ev in log.all("no_cuda_drivers")[:1]]
+    return found or [("libcuda.so", ev) for ev in log.all("libcuda_unversioned")[:1]]
 
 
 def libcuda_loaded(log):

@@ -23,4 +23,4 @@ def check(log, ctx):
                "from source, or run on a machine (or VM CPU model) that exposes AVX")
     return Finding(ID, "This CPU cannot run the official TensorFlow build (no AVX)", [ev.line for ev in evidence],
                    cause, fix, "tfenv's images use the official wheels too: they need an AVX CPU", rank=16,
-                   supersedes=("dll-load-failed-other",))
+                   supersedes=("msvc-runtime",))

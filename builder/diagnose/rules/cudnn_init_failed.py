@@ -12,11 +12,10 @@ STATUSES = ("CUDNN_STATUS_INTERNAL_ERROR", "CUDNN_STATUS_NOT_INITIALIZED", "CUDN
 def check(log, ctx):
     events = [ev for ev in log.all("cudnn_status") if ev.groups[0] in STATUSES]
     events += log.all("cudnn_handle")[:2] + log.all("cudnn_conv")[:1] + log.all("dnn_impl")[:1]
-    events += log.all("cublas_init")[:2]
     if not events:
         return None
     events.sort(key=lambda ev: ev.line)
-    what = "cuDNN" if len(events) > len(log.all("cublas_init")[:2]) else "cuBLAS"
+    what = "cuDNN"
     cause = (f"{what} could not create its handle. The usual reason: TF reserved nearly all GPU memory up front, so "
              "it has none left for its workspace (or another process holds the GPU).")
     fix = ("let TF allocate GPU memory as needed: call tf.config.experimental.set_memory_growth(gpu, True) for each "

@@ -1,38 +1,53 @@
-"""TF loaded a cuDNN older than the one it was compiled with (often an older copy first on the path)."""
+"""TF loaded a cuDNN other than the one it was compiled with (cuda_dnn.cc "Loaded runtime CuDNN library: X but
+source was compiled with: Y"): an older copy first on the path, or, for TF 1.x, any other minor version."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import tfenv_way
 from builder.diagnose.versions import vkey
 
 ID = "cudnn-version-mismatch"
 
 
+def dotted(version):
+    """cuDNN as TF 1.x prints it (7102, compatibility 7100) in the dotted form: 7.1.2."""
+    if "." in version or len(version) != 4:
+        return version
+    return f"{version[0]}.{version[1]}.{int(version[2:])}"
+
+
 def check(log, ctx):
     ev = log.first("cudnn_mismatch")
     if not ev:
         return None
-    loaded, built = ev.groups[0], ev.groups[1]
-    major_differs = vkey(loaded)[:1] != vkey(built)[:1]
-    cause = (f"TF was compiled with cuDNN {built} and accepts the same major version with an equal or higher minor; "
-             f"the "
-             f"cuDNN it loaded is {loaded}.")
-    if not major_differs:
-        cause += " If you installed a newer cuDNN, an older copy comes first on the library path."
+    loaded, built = dotted(ev.groups[0]), dotted(ev.groups[1])
     want = "{}.{}".format(*vkey(built)[:2]) if len(vkey(built)) > 1 else built
-    if ctx.windows:
-        where = (f"`where cudnn64_{vkey(built)[0]}.dll` lists the copies in PATH order: remove the older one or put "
-                 f"the bin folder of "
-                 f"cuDNN {want}+ first on PATH")
-    elif ctx.linux_like:
-        where = ("find the older copy with `ldconfig -p | grep cudnn` and in LD_LIBRARY_PATH (another CUDA tree, a "
-                 "conda "
-                 f"cudnn package, a torch wheel's nvidia-cudnn) and remove it or put cuDNN {want}+ first")
+    major = vkey(built)[0]
+    newer = vkey(loaded) > vkey(built)  # TF 1.x: the minor must match too, a newer cuDNN fails as well
+    if newer:
+        cause = t("TF was compiled with cuDNN {built} and this build needs that same minor version; it loaded the "
+                  "newer cuDNN {loaded}.", built=built, loaded=loaded)
     else:
-        where = (f"find the older copy (Linux: `ldconfig -p | grep cudnn`; Windows: `where "
-                 f"cudnn64_{vkey(built)[0]}.dll`) and remove "
-                 f"it or put cuDNN {want}+ first")
-    fix = f"install cuDNN {want} or newer with the same major version; {where}"
+        cause = t("TF was compiled with cuDNN {built} and accepts the same major version with an equal or higher "
+                  "minor; the cuDNN it loaded is {loaded}.", built=built, loaded=loaded)
+        if vkey(loaded)[:1] == vkey(built)[:1]:
+            cause += " " + t("If you installed a newer cuDNN, an older copy comes first on the library path.")
+    if ctx.windows:
+        where = t("`where cudnn64_{major}.dll` lists the copies in PATH order: remove the other one or put the bin "
+                  "folder of cuDNN {want} first on PATH", major=major, want=want)
+    elif ctx.linux_like and newer:
+        where = t("install exactly that minor, e.g. `sudo apt-get install --allow-downgrades libcudnn{major}={built}*` "
+                  "(pin it in a Dockerfile)", major=major, built=built)
+    elif ctx.linux_like:
+        where = t("find the older copy with `ldconfig -p | grep cudnn` and in LD_LIBRARY_PATH (another CUDA tree, a "
+                  "conda cudnn package, a torch wheel's nvidia-cudnn) and remove it or put cuDNN {want}+ first",
+                  want=want)
+    else:
+        where = t("find the other copy (Linux: `ldconfig -p | grep cudnn`; Windows: `where cudnn64_{major}.dll`) and "
+                  "remove it or put cuDNN {want} first", major=major, want=want)
+    fix = (t("install cuDNN {want}; {where}", want=want, where=where) if newer else
+           t("install cuDNN {want} or newer with the same major version; {where}", want=want, where=where))
     if vkey(built) >= (8, 6):
-        fix += "; for TF 2.14+ `pip install tensorflow[and-cuda]` brings the cuDNN wheel it was built with"
-    return Finding(ID, f"cuDNN {loaded} was loaded; TF was compiled with {built}", [ev.line], cause, fix,
-                   tfenv_way(ctx), rank=42, supersedes=("cudnn-init-failed",))
+        fix += t("; for TF 2.14+ `pip install tensorflow[and-cuda]` brings the cuDNN wheel it was built with")
+    return Finding(ID, t("cuDNN {loaded} was loaded; TF was compiled with {built}", loaded=loaded, built=built),
+                   [ev.line], cause, fix, tfenv_way(ctx), rank=42, supersedes=("cudnn-init-failed",))

@@ -28,4 +28,4 @@ def check(log, ctx):
         fix = ("install the NVIDIA driver (nvidia-smi must work afterwards), or add the folder holding libcuda.so.1 "
                "to LD_LIBRARY_PATH")
     return Finding(ID, f"The NVIDIA driver library {name} cannot be loaded", evidence, cause, fix,
-                   tfenv_way(ctx), rank=38, supersedes=("no-gpu-harmless",))
+                   tfenv_way(ctx), rank=30 if ctx.container else 38, supersedes=("no-gpu-harmless",))

@@ -3,6 +3,7 @@
 from builder.diagnose.finding import Finding
 from builder.diagnose.parse import split_dlerror
 from builder.diagnose.rules._common import cuda_for_tf, cudnn_for_tf, tfenv_way, windows_cuda_install
+from builder.diagnose.rules._gpu import gpu_expected
 from builder.diagnose.versions import family, vkey
 
 ID = "missing-cuda-runtime"
@@ -65,8 +66,9 @@ def _linux_fix(found, ctx, cuda):
 
 
 def _unnamed(log, ctx):
-    """TF 2.12+ says "Cannot dlopen some GPU libraries" without naming them at the default log level."""
-    ev = log.first("cannot_dlopen")
+    """TF 2.12+ says "Cannot dlopen some GPU libraries" without naming them at the default log level; TF 2.14+
+    says "Could not find cuda drivers" when its CUDA runtime is missing (where a GPU is expected)."""
+    ev = log.first("cannot_dlopen") or (log.first("no_cuda_drivers") if gpu_expected(log, ctx) else None)
     if not ev or log.failed_libraries():
         return None
     cause = ("TF found the GPU but could not load some of its CUDA or cuDNN libraries; from TF 2.12 it no longer names "

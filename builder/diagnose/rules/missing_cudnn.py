@@ -8,7 +8,9 @@ ID = "missing-cudnn"
 
 
 def check(log, ctx):
-    found = [(n, ev) for n, ev in log.failed_libraries() if family(n) == "cudnn"]
+    # cuDNN 8's sub-libraries (libcudnn_ops_infer.so.8) missing themselves: cuDNN is not (fully) installed
+    found = [(n, ev) for n, ev in log.failed_libraries()
+             if family(n) == "cudnn" or (family(n).startswith("cudnn_") and not ctx.windows)]
     if not found and not log.has("dnn_not_found"):
         return None
     lines = [ev.line for _, ev in found] + [ev.line for ev in log.all("dnn_not_found")[:1]]

@@ -22,4 +22,4 @@ def check(log, ctx):
            "another "
            r"folder before C:\Windows\System32, that older copy is the one found")
     return Finding(ID, "The Visual C++ runtime is missing: {}".format(", ".join(names)), [ev.line for _, ev in found],
-                   cause, fix, tfenv_way(ctx), rank=19, supersedes=("dll-load-failed-other",))
+                   cause, fix, tfenv_way(ctx), rank=19)

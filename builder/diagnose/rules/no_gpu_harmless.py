@@ -8,7 +8,7 @@ ID = "no-gpu-harmless"
 
 
 def check(log, ctx):
-    failed = libcuda_failures(log)
+    failed = libcuda_failures(log) or [("libcudart", ev) for ev in log.all("no_cuda_drivers")[:1]]
     cuinit = [ev for ev in log.all("cuinit") if "303" in ev.groups[0]]
     no_driver = [ev for ev in log.all("no_driver_running") if "/proc/driver/nvidia/version" in (ev.groups[1] or "")]
     # A CI runner has no GPU: TF's "Ignore above cudart dlerror" is then the whole story.

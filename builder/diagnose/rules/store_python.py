@@ -16,4 +16,4 @@ def check(log, ctx):
     fix = ("uninstall the Store Python (or turn off its \"App execution aliases\"), install 64-bit Python from "
            "python.org in a version TF supports, and create a venv with it")
     return Finding(ID, "TensorFlow under the Microsoft Store Python", [ev.line for ev in store + trouble], cause, fix,
-                   tfenv_way(ctx), rank=18, supersedes=("dll-load-failed-other",))
+                   tfenv_way(ctx), rank=18, supersedes=("msvc-runtime",))

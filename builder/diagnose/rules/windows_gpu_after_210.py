@@ -9,17 +9,19 @@ ID = "windows-gpu-after-210"
 
 def check(log, ctx):
     newer = ctx.tf and vkey(ctx.tf.value) > vkey(LAST_WINDOWS_GPU_TF)
-    if not (newer or log.has("tf_intel")):
+    # TF <= 2.10 on Windows names the DLL it misses; a Windows TF that sees no GPU and names none is a CPU build.
+    silent = log.has("gpu_none") and not log.has("load_fail", "cuinit", "opened", "device", "found_device")
+    if not (newer or log.has("tf_intel", "tf_gpu_placeholder") or (ctx.windows and silent)):
         return None
     # Platform unknown, TF >= 2.11 sees no GPU and names no missing library: on Linux it would say what it lacks.
-    silent = not ctx.platform and log.has("gpu_none") and not log.has("load_fail", "cuinit")
-    if not (ctx.windows or silent):
+    if not (ctx.windows or (not ctx.platform and silent)):
         return None
     # Only when the log is about the GPU: a numpy error under TF 2.15 on Windows is a numpy error.
-    if not log.has("gpu_none", "gpus_available", "load_fail", "cannot_dlopen", "tf_intel", "cuinit"):
+    if not log.has("gpu_none", "gpus_available", "load_fail", "cannot_dlopen", "tf_intel", "cuinit",
+                   "tf_gpu_placeholder"):
         return None
     evidence = [ctx.tf.line] + [ev.line for ev in log.all("tf_intel")[:1] + log.all("gpus_available")[:1]
-                                + log.all("gpu_none")[:1]]
+                                + log.all("gpu_none")[:1] + log.all("tf_gpu_placeholder")[:1]]
     cause = (f"TF {LAST_WINDOWS_GPU_TF} was the last release with GPU support on native Windows; from 2.11 the "
              f"Windows package is a CPU "
              "build (tensorflow-intel), so no CUDA setup makes it see the GPU.")

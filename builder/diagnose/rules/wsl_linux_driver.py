@@ -4,14 +4,20 @@ from builder.diagnose.finding import Finding
 from builder.diagnose.rules._common import tfenv_way
 
 ID = "wsl-linux-driver"
-SIGNS = ("linux_driver_pkg", "smi_no_driver", "nvml_mismatch", "kernel_dso_mismatch", "nvml_failed",
-         "no_driver_running", "system_driver_mismatch", "gpu_access_blocked")
+SIGNS = ("linux_driver_pkg", "ldcache_driver_lib", "smi_no_driver", "nvml_mismatch", "kernel_dso_mismatch",
+         "nvml_failed", "no_driver_running", "system_driver_mismatch")
 
 
 def check(log, ctx):
-    if ctx.platform.value != "wsl2" or not log.has(*SIGNS):
+    if ctx.platform.value != "wsl2":
         return None
-    evidence = [ev.line for kind in SIGNS for ev in log.all(kind)[:1]]
+    # "GPU access blocked by the operating system" is WSL's own refusal (wsl-gpu-unavailable), not a Linux driver
+    signs = [ev for kind in SIGNS for ev in log.all(kind) if "access blocked" not in log.line_text(ev.line)]
+    # no device although the WSL libcuda would see one: a Linux libcuda came first (the usual WSL2 case)
+    signs += [ev for kind in ("cuinit", "cuda_error") for ev in log.all(kind) if "NO_DEVICE" in ev.groups[0]][:1]
+    evidence = sorted({ev.line for ev in signs})[:len(SIGNS)]
+    if not evidence:
+        return None
     cause = ("In WSL2 the Windows driver provides the GPU (libcuda in /usr/lib/wsl/lib, /dev/dxg); a Linux NVIDIA "
              "driver "
              "or the cuda/cuda-drivers meta package installed inside WSL puts its own libcuda first, which finds no "

@@ -29,4 +29,4 @@ def check(log, ctx):
     if vkey(ctx.tf.value) and vkey(ctx.tf.value) <= (2, 10):
         fix += " (nvidia-cudnn-cu11 8.9.4.25 and 8.9.5.29 have Windows wheels)"
     return Finding(ID, "cuDNN cannot load its sub-libraries: zlibwapi.dll is missing", [ev.line for ev in evidence],
-                   cause, fix, tfenv_way(ctx), rank=33, supersedes=("missing-cudnn", "dll-load-failed-other"))
+                   cause, fix, tfenv_way(ctx), rank=33, supersedes=("missing-cudnn", "msvc-runtime"))

@@ -1,0 +1,293 @@
+"""The catalogue of messages explain recognises: (kind, pattern) pairs, grouped by the program that prints them.
+
+Where each message comes from (repository, file, version) is recorded in builder/diagnose/rules/SOURCES.md;
+a pattern matches the stable part of a message (what the program's format string fixes), never one paste's
+wording. Every pattern starts with a literal or names its needles: the parser scans the text for those
+literals first and runs the pattern on the lines that hold one (see builder.diagnose.parse).
+"""
+
+import re
+
+_META = re.compile(r"[\\.^$*+?{}\[\]|()]")
+
+
+def _p(pattern, *needles, **options):
+    """A pattern and the literals one of which its line must contain (default: the pattern's literal start).
+    The text is scanned for needles with str.find and the pattern runs on those lines only; span=True lets a
+    match run on into the next line (a paste that wrapped the message)."""
+    if not needles:
+        literal = pattern[: _META.search(pattern).start()] if _META.search(pattern) else pattern
+        if len(literal) < 4:
+            raise ValueError("name the needles of " + pattern)
+        needles = (literal,)
+    return re.compile(pattern), needles, bool(options.get("span"))
+
+
+_CI = ("hostedtoolcache", "##[error]", "/home/runner/work/", "/home/travis/")
+# Where a TF version follows the name: "tensorflow-2.4.1.dist-info", "tensorflow==2.9", "TensorFlow version: 2.12.0"
+_TF_NEEDLES = ("low-", "low=", "low_", "low (", "low v", "low V", "low 1.", "low 2.")  # tensorflow, TensorFlow
+_TF_VERSION = r"(?:==|-| \(| [Vv]ersion:? | v| )(\d\.\d{1,2}(?:\.\d{1,2})?(?:rc\d)?)\b"
+
+# (kind, pattern). Groups are kept per event; see Log for what each kind's groups mean.
+PATTERNS = [
+    # library loading
+    ("load_fail", _p(r"Could not (?:load dynamic|dlopen)\s+library\s+'([^'\s]{1,200})'"
+                     r"(?:;\s*dlerror:\s*([^\n]{0,2000}))?", "Could not load dynamic", "Could not dlopen", span=True)),
+    ("load_fail", _p(r"Could not find '([\w.-]{1,100}\.dll)'")),
+    ("load_fail", _p(r"Could not find the DLL\(s\) '([^'\n]{1,200})'")),
+    # the same self_check message as a translated traceback prints it ("... DLL ( s) 'msvcp140.dll hoặc ...'")
+    ("load_fail", _p(r"DLL ?\( ?s\) '([^'\n]{1,200}\.dll)'", "DLL ( s) '", "DLL (s) '", "DLL( s) '")),
+    ("load_fail", _p(r"Could not locate (\w{1,60}\.dll)")),
+    ("load_fail", _p(r"Could not load library (\w{1,60}\.(?:dll|so[\d.]*))")),
+    ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.? ")),
+    ("load_fail", _p(r"Unable to load ([\w.-]{1,100}\.dll)")),
+    ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4}): cannot open shared object file",
+                      'cannot open shared object file')),
+    ("dll_missing", _p(r"([\w-]{1,60}\.dll) (?:not found|was not found|is missing)",
+                       '.dll not found', '.dll was not found', '.dll is missing')),
+    ("win_error_126", _p(r"(?:[Ee]rror code|WinError) 126", 'rror code 126', 'WinError 126')),
+    ("dll_load_failed", _p(r"DLL load failed(?: while importing (\w{1,80}))?:\s*([^\n]{0,300})")),
+    ("native_runtime", _p(r"Failed to load the native TensorFlow runtime")),
+    ("opened", _p(r"[Ss]uccessfully opened (?:dynamic|CUDA) library ([\w.+-]{1,100})", 'uccessfully opened')),
+    ("cannot_dlopen", _p(r"Cannot dlopen some GPU libraries")),
+    ("trt_missing", _p(r"(Could not find TensorRT|Cannot dlopen some TensorRT libraries)", "TensorRT")),
+    ("skipping", _p(r"Skipping registering GPU devices")),
+    ("cudart_stub", _p(r"Ignore above cudart dlerror")),
+    # TF 2.14+ says this instead of naming libcuda.so.1 when no driver is installed
+    ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
+    # the driver
+    ("cuinit", _p(r"failed call to cuInit:\s*([^\n]{0,300})")),
+    ("no_driver_running", _p(r"kernel driver does not appear to be running on this host \(([^)\n]{0,100})\)"
+                             r"(?::\s*([^\n]{0,200}))?")),
+    ("dev_missing", _p(r"(/dev/nvidia\d*|/dev/dxg) does not exist", 'does not exist')),
+    ("diag_host", _p(r"(?:retrieving CUDA diagnostic information for host|cuda_diagnostics\.cc:\d{1,4}\] hostname): "
+                     r"(\S{1,100})", "retrieving CUDA diagnostic", "] hostname: ")),
+    ("libcuda_version", _p(r"libcuda reported version is:\s*([^\n]{0,120})")),
+    ("kernel_version", _p(r"kernel reported version is:\s*([^\n]{0,120})")),
+    ("kernel_dso_mismatch", _p(r"kernel version ([\d.]{1,20}) does not match DSO version ([\d.]{1,20})")),
+    ("nvrm", _p(r"NVRM version: NVIDIA UNIX \S+ Kernel Module\s+([\d.]{1,20})")),
+    ("nvml_mismatch", _p(r"[Dd]river/library version mismatch", "river/library version mismatch")),
+    ("nvrm_api_mismatch", _p(r"API mismatch: the client has the version ([\d.]{1,20}), but\s+(?:NVRM:\s+)?"
+                             r"this kernel module has the version ([\d.]{1,20})", "API mismatch", span=True)),
+    ("nvml_failed", _p(r"Failed to initialize NVML:\s*([^\n]{0,200})")),
+    ("smi_no_driver", _p(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")),
+    ("smi_header", _p(r"Driver Version:\s*([\d.]{1,20})(?:\s+CUDA Version:\s*([\d.]{1,10}))?", 'Driver Version:')),
+    ("insufficient_driver", _p(r"CUDA driver version is insufficient for CUDA runtime version")),
+    ("insufficient_driver", _p(r"(cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER)",
+                               'cudaErrorInsufficientDriver', 'CUDA_ERROR_INSUFFICIENT_DRIVER')),
+    ("compat_not_supported", _p(r"(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|forward compatibility was attempted)",
+                                'CUDA_ERROR_COMPAT_NOT_SUPPORTED', 'forward compatibility was attempted')),
+    ("system_driver_mismatch", _p(r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH")),
+    ("cuda_error", _p(r"(CUDA_ERROR_[A-Z_]{2,60})", 'CUDA_ERROR_')),
+    ("cuda_error", _p(r"(cudaError[A-Z]\w{2,60})", 'cudaError')),
+    ("linux_driver_pkg", _p(r"(nvidia-driver-\d{3}\S{0,20}|cuda-drivers\S{0,20}|nvidia-dkms-\d{3}|"
+                            r"NVIDIA-Linux-x86_64-[\d.]{3,20}\.run)",
+                            'nvidia-driver-', 'cuda-drivers', 'nvidia-dkms-', 'NVIDIA-Linux-x86_64')),
+    ("win32_app", _p(r"is not a valid Win32 application")),
+    ("gpu_access_blocked", _p(r"GPU access blocked by the operating system")),
+    # the GPU
+    ("device", _p(r"name: ([^\n]{1,80}?) computeCapability: (\d{1,2}\.\d)", 'computeCapability')),
+    ("device", _p(r"name: ([^\n,]{1,80}?), pci bus id: [^\n,]{1,40}, compute capability: (\d{1,2}\.\d)",
+                  'compute capability:')),
+    ("device_old", _p(r"name: ([^\n]{1,80}?) major: (\d{1,2}) minor: (\d)", ' major: ')),
+    ("found_device", _p(r"Found device \d+ with properties")),
+    ("created_device", _p(r"Created (?:TensorFlow|device) [^\n]{0,80}device:GPU:\d", 'device:GPU:')),
+    ("ptx_jit", _p(r"not built with CUDA kernel binaries compatible with compute capability (\d{1,2}\.\d)")),
+    ("no_kernel_image", _p(r"(no kernel image is available for execution on the device|device kernel image is invalid)",
+                           'kernel image')),
+    ("gpu_none", _p(r"(GPU is NOT AVAILABLE|GPU (?:is )?not available|Num GPUs Available:?\s*0\b|"
+                    r"No GPU (?:found|detected))",
+                    'GPU is NOT', 'GPU not available', 'GPU is not available', 'GPUs Available', 'No GPU ')),
+    ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*\n(?:>>> )?\[\]", "list_physical_devices(",
+                    span=True)),
+    ("ci", _p(r"(/opt/hostedtoolcache|##\[error\]|/home/runner/work/|/home/travis/)", *_CI)),
+    ("gpus_available", _p(r"Num GPUs Available:?\s*(\d+)", 'GPUs Available')),
+    # cuDNN
+    ("cudnn_mismatch", _p(r"Loaded runtime CuDNN library: ([\d.]{1,20})[^\n]{0,60}? but source was compiled with:? "
+                          r"([\d.]*\d)")),
+    ("cudnn_status", _p(r"(CUDNN_STATUS_[A-Z_]{2,40})", 'CUDNN_STATUS_')),
+    ("cudnn_handle", _p(r"Could not create cudnn handle")),
+    # cuBLAS failing to start has the same cause as cuDNN's handle: no GPU memory left for its workspace
+    ("cublas_init", _p(r"(CUBLAS_STATUS_(?:NOT_INITIALIZED|ALLOC_FAILED)|failed to create cublas handle|"
+                       r"Blas GEMM launch failed|Blas xGEMM launch failed)", "CUBLAS_STATUS_", "cublas handle",
+                       "Blas GEMM launch", "Blas xGEMM launch")),
+    ("cudnn_conv", _p(r"Failed to get convolution algorithm")),
+    ("cudnn_loaded", _p(r"Loaded cuDNN version (\d{3,5})")),
+    ("dnn_not_found", _p(r"DNN library is not found")),
+    ("dnn_impl", _p(r"Fail(?:ed)? to find the dnn implementation", 'to find the dnn')),
+    # XLA
+    ("libdevice", _p(r"(libdevice not found at [^\n]{0,200}|Can't find libdevice directory[^\n]{0,200}|"
+                     r"[Cc]ould not find libdevice[^\n]{0,200}|Unable to find libdevice[^\n]{0,200}|"
+                     r"libdevice\.10\.bc[^\n]{0,120})", 'libdevice')),
+    ("ptxas", _p(r"((?:Couldn't|Can't|Could not|Failed to) (?:invoke|find|get) ptxas[^\n]{0,200}|"
+                 r"ptxas (?:exited|returned|fatal)[^\n]{0,200}|ptxas[^\n]{0,20} not found[^\n]{0,100})", 'ptxas')),
+    ("ptxas_arch", _p(r"Value '(sm_\d{2,3})' is not defined for option 'gpu-name'",
+                      "is not defined for option 'gpu-name'")),
+    # Python packages
+    ("numpy2", _p(r"compiled using NumPy 1\.x cannot be run in\s+NumPy 2", span=True)),
+    # numpy 2's own advice closing that message (numpy/_core/_multiarray_umath.py), when the paste starts there
+    ("numpy2", _p(r"(downgrade to 'numpy<2'|modules will need time to support NumPy 2)", "downgrade to 'numpy<2'",
+                  "support NumPy 2")),
+    # the other way round: a numpy older than the one TF was compiled against
+    ("numpy_old", _p(r"(No module named 'numpy\.core\._multiarray_umath'|module compiled against API version "
+                     r"(?:0x)?[0-9a-f]{1,4} but this version of numpy is (?:0x)?[0-9a-f]{1,4})",
+                     "numpy.core._multiarray_umath", "module compiled against API version")),
+    ("numpy_abi", _p(r"(_ARRAY_API not found|numpy\.core\.multiarray failed to import|"
+                     r"numpy\.dtype size changed|Unable to convert function return value to a Python type)",
+                     '_ARRAY_API', 'numpy.core.multiarray', 'numpy.dtype size',
+                     'Unable to convert function return value')),
+    ("numpy_symbolic", _p(r"Cannot convert a symbolic Tensor \([^\n]{0,120}\) to a numpy array",
+                          'Cannot convert a symbolic Tensor')),
+    ("numpy_alias", _p(r"module 'numpy' has no attribute '(object|bool|int|float|str|complex)'")),
+    ("protobuf", _p(r"Descriptors cannot (?:not )?be created directly", 'Descriptors cannot')),
+    ("protobuf", _p(r"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")),
+    ("pip_no_version", _p(r"(?:Could not find a version that satisfies the requirement|"
+                          r"No matching distribution found for) (tensorflow[\w-]{0,12}(?:[=<>~!]=?[\d.*]{1,12})?)",
+                          'Could not find a version', 'No matching distribution')),
+    # tensorflow-gpu 2.11+ on an index: a placeholder sdist that refuses to build
+    ("tf_gpu_placeholder", _p(r"tensorflow[-_]gpu-(2\.(?:1[1-9]|[2-9]\d)[\w.]{0,10})\.tar\.gz", "tensorflow-gpu-",
+                              "tensorflow_gpu-")),
+    ("not_supported_wheel", _p(r"(tensorflow[\w.-]{0,80}\.whl) is not a supported wheel", 'is not a supported wheel')),
+    # the CPU
+    ("illegal_instruction", _p(r"Illegal instruction")),
+    # STATUS_ILLEGAL_INSTRUCTION as Windows and Python print it: hex, signed and unsigned decimal
+    ("illegal_instruction", _p(r"(0xC000001D|-1073741795|3221225501)", "0xC000001D", "0xc000001d", "-1073741795",
+                               "3221225501")),
+    ("avx_missing", _p(r"compiled to use AVX instructions, but these aren't available")),
+    ("dll_init_failed", _p(r"(?:DLL\)|dynamic link library) initialization routine failed",
+                           'initialization routine failed')),
+    # memory
+    ("oom", _p(r"(OOM when allocating tensor[^\n]{0,160}|ResourceExhaustedError|ran out of memory trying to "
+               r"allocate [^\n]{0,40}|CUDA_ERROR_OUT_OF_MEMORY|failed to allocate [\d.]{1,10} ?[KMG]?i?B[^\n]{0,80}"
+               r"|Resource exhausted: [^\n]{0,120})",
+               'OOM when', 'ResourceExhausted', 'ran out of memory', 'OUT_OF_MEMORY', 'failed to allocate',
+               'Resource exhausted')),
+    # context: platform, versions
+    ("win_path", _p(r"(?<![\w/])([A-Za-z]:\\\\?[^\n\"'<>|]{1,200})", ':\\')),
+    ("dll_name", _p(r"([A-Za-z]\w{1,40}\.dll)\b", '.dll', '.DLL')),
+    ("so_name", _p(r"(lib\w{1,40}\.so\.\d[\d.]{0,10})", '.so.')),
+    ("kernel_wsl1", _p(r"(\d+\.\d+\.\d+-\d+-Microsoft)", '-Microsoft')),
+    ("kernel_wsl2", _p(r"([\d.]+-microsoft-standard[\w-]*)", '-microsoft-standard')),
+    ("wsl_lib", _p(r"/usr/lib/wsl/(?:lib|drivers)")),
+    # `wsl -l -v`: "* Ubuntu-20.04    Running    1" (the last column is the WSL version)
+    ("wsl_list", _p(r"(?m)^\s*\*?\s*[\w.-]{1,60}\s+(?:Running|Stopped|Installing|Converting)\s+([12])\s*$",
+                    "Running", "Stopped")),
+    # Inside WSL: Windows drives under /mnt, or Windows' default host names in the prompt
+    ("wsl_hint", _p(r"(/mnt/[c-h]/(?:Users|Program Files|Windows)|@(?:DESKTOP|LAPTOP)-[A-Z0-9]{6,8}\b)",
+                    "/mnt/", "@DESKTOP-", "@LAPTOP-")),
+    ("wsl_word", _p(r"(WSL ?2|WSL ?1|\bwsl\.exe|Windows Subsystem for Linux)",
+                    'WSL', 'wsl.exe', 'Windows Subsystem for Linux')),
+    ("dev_dxg", _p(r"/dev/dxg")),
+    ("docker", _p(r"(docker (?:run|exec|compose|start)[^\n]{0,200}|nvidia-docker[^\n]{0,100}|/\.dockerenv|"
+                  r"--runtime=nvidia|--gpus|Error response from daemon)",
+                  'docker run', 'docker exec', 'docker compose', 'docker start', 'nvidia-docker', '/.dockerenv',
+                  '--runtime=nvidia', '--gpus', 'Error response from daemon')),
+    ("compose_prefix", _p(r"(?m)^([\w.-]{1,60}_\d{1,3})\s+\|", ' | ', ' |\t')),
+    ("store_python", _p(r"(PythonSoftwareFoundation\.Python\.3\.\d+|WindowsApps\\python|LocalCache\\local-packages)",
+                        'PythonSoftwareFoundation', 'WindowsApps\\python', 'LocalCache\\local-packages')),
+    ("python_path", _p(r"[/\\](?:python|Python|lib/python)(3\.?\d{1,2})[/\\]",
+                       'ython3')),
+    ("python_banner", _p(r"Python (3\.\d{1,2})\.\d{1,2}[ \n]", 'Python 3.')),
+    ("tf_version", _p(r"(?:tensorflow|TensorFlow|Tensor Flow)(?:[-_]gpu|[-_]cpu|[-_]intel)?" + _TF_VERSION,
+                      *_TF_NEEDLES)),
+    ("tf_version", _p(r"tf\.__version__[^\n]{0,10}?\n?[^\n]{0,10}?'?(\d\.\d{1,2}\.\d{1,2})\b", "__version__",
+                      span=True)),
+    # `pip show tensorflow`: "Name: tensorflow" then "Version: 2.12.0"
+    ("tf_version", _p(r"Name: tensorflow[\w-]{0,12}\s*\n[^\n]{0,8}Version: (\d\.\d{1,2}(?:\.\d{1,2})?)\b",
+                      span=True)),
+    ("tf_intel", _p(r"tensorflow[-_]intel", 'tensorflow-intel', 'tensorflow_intel')),
+    ("tf_core", _p(r"tensorflow_core[/\\]")),
+    ("dso_loader", _p(r"(tensorflow/stream_executor|tensorflow/compiler/xla/stream_executor|tensorflow/tsl|"
+                      r"external/local_xla|external/local_tsl)/platform/default/dso_loader\.cc:(\d+)",
+                      'dso_loader.cc:')),
+]
+# Docker and the NVIDIA container toolkit: before TF starts (moby daemon/devices.go, daemon/runtime*.go; the docker
+# CLI's flag parser; libnvidia-container src/cli/configure.c, src/cli/dsl.c, src/driver.c, src/rpc.h, xfuncs.h).
+CONTAINER = [
+    ("select_device_driver", _p(r'could not select device driver "([^"\n]{0,40})" with capabilities: ([^\n]{0,80})',
+                                "could not select device driver")),
+    ("unknown_runtime", _p(r"(?:[Uu]nknown or invalid runtime name|Unknown runtime specified):? ?(\w{1,40})",
+                           "nknown or invalid runtime name", "Unknown runtime specified")),
+    ("unknown_gpus_flag", _p(r"unknown flag: --gpus")),
+    ("nvc_requirement", _p(r"unsatisfied condition: (cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})",
+                           "unsatisfied condition:")),
+    ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
+                     r"error: ([^\n\\\"]{0,200})", "nvidia-container-cli: ")),
+    ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-cli): (?:no such file or directory|"
+                            r"executable file not found)", "nvidia-container-runtime-hook:", "nvidia-container-cli:")),
+    ("compose_gpu_key", _p(r"(Unsupported config option for services\.[\w.-]{1,60}: '(?:runtime|gpus|device_requests)'|"
+                           r"Additional propert(?:y|ies) [^\n]{0,60}'(?:devices|gpus|device_requests|capabilities)'"
+                           r"[^\n]{0,40}(?:is not allowed|was unexpected))",
+                           "Unsupported config option", "Additional propert")),
+    # a running container losing its devices: systemd's daemon-reload, the kubelet, open() refused on /dev/nvidia*
+    ("daemon_reload", _p(r"systemctl daemon-reload")),
+    ("k8s", _p(r"(kubectl|kubelet|cpu-manager-policy)", "kubectl", "kubelet", "cpu-manager-policy")),
+    ("dev_eperm", _p(r'open\("/dev/nvidia(?:ctl|\d{1,2}|-uvm)"[^\n]{0,200}EPERM', 'open("/dev/nvidia')),
+    ("file_too_short", _p(r"(lib[\w+-]{1,60}\.so[\d.]{0,12}): file too short", "file too short")),
+    # Jetson: the toolkit's csv mode (internal/info/auto.go), L4T images and Tegra kernels
+    ("jetson", _p(r"(/usr/lib/aarch64-linux-gnu/lib(?:cu|nv)\w{0,30}\.(?:so|a)\b|l4t-[\w.-]{1,40}|"
+                  r"nvidia-l4t-[\w-]{1,40}|\d\.\d{1,2}\.\d{1,3}-tegra|[Jj]et[Pp]ack|Jetson|"
+                  r"host-files-for-container\.d|mode as 'csv')",
+                  "aarch64-linux-gnu/lib", "l4t-", "-tegra", "etPack", "etpack", "Jetson", "host-files-for-container",
+                  "mode as 'csv'")),
+]
+
+# NVIDIA's NGC images check the driver at start (their entrypoint's driver check)
+NGC = [
+    ("ngc_driver", _p(r"This container was built for NVIDIA Driver Release ([\d.]{2,20}) or later, but\s{1,20}"
+                      r"(?:>\s{1,10})?version ([\d.]{2,20}) was detected", "This container was built for NVIDIA Driver",
+                      span=True)),
+]
+
+# WSL2: glibc ldconfig's warning about the Windows driver's plain copies (elf/ldconfig.c "%s is not a symbolic
+# link"), and the GPU paravirtualisation pieces (libdxcore.so, /dev/dxg, /usr/lib/wsl/lib).
+WSL = [
+    ("wsl_not_symlink", _p(r"(/usr/lib/wsl/lib/lib\w{1,40}\.so[\d.]{0,12}) is not a symbolic link",
+                           "is not a symbolic link")),
+    # the unversioned libcuda.so, which the Linux driver always installs but WSL's ldconfig skips (a copy, not a
+    # link): cuDNN 8's sub-libraries and bitsandbytes dlopen exactly that name
+    ("libcuda_unversioned", _p(r"(libcuda\.so: cannot open shared object file|libcuda\.so not found)",
+                               "libcuda.so: cannot open", "libcuda.so not found")),
+    # `ldconfig -p` listing a driver library outside /usr/lib/wsl/lib: a Linux driver package inside WSL
+    ("ldcache_driver_lib", _p(r"lib(?:cuda|nvidia-ml)\.so[\d.]{0,10} \(libc6[^)\n]{0,30}\) => "
+                              r"((?!/usr/lib/wsl)/[\w/.+-]{1,120})", "(libc6")),
+    ("dxcore_missing", _p(r"(libdxcore\.so)[^\n]{0,80}(?:cannot open|not found|No such file)", "libdxcore")),
+]
+
+# TF's stream executor: notes about the GPU it found (gpu_device.cc, cuda_gpu_executor.cc / cuda_executor.cc).
+DEVICE = [
+    # TF 2.14-2.16's pip builds register their CUDA plugins twice (xla stream_executor plugin_registry.cc)
+    ("factory_registered", _p(r"Unable to register (cuDNN|cuFFT|cuBLAS) factory: Attempting to register factory",
+                              "Unable to register")),
+    ("gpu_ignored", _p(r"Ignoring (?:visible )?gpu device \((?:[^\n)]{0,160}compute capability: (\d{1,2}\.\d))?",
+                       "gpu device (")),
+    ("min_capability", _p(r"minimum required Cuda capability is (\d{1,2}\.\d)")),
+    ("numa", _p(r"(successful NUMA node read from SysFS had negative value|could not open file to read NUMA node)",
+                "NUMA node read from SysFS", "to read NUMA node")),
+]
+
+# The driver's kernel side and its tools, as the shell and modprobe print them.
+DRIVER = [
+    # PyTorch's wording of cuInit's CUDA_ERROR_UNKNOWN (c10/cuda)
+    ("cuda_unknown", _p(r"CUDA unknown error")),
+    # CUDA_ERROR_SYSTEM_NOT_READY (802): NVSwitch systems whose fabric manager is not running
+    ("system_not_ready", _p(r"([Ss]ystem not yet initialized|CUDA_ERROR_SYSTEM_NOT_READY|nvidia-fabricmanager|"
+                            r"[Ff]abric [Mm]anager)", "ystem not yet initialized", "CUDA_ERROR_SYSTEM_NOT_READY",
+                            "fabricmanager", "abric manager", "abric Manager")),
+    ("cuda_device_count", _p(r"Unexpected error from cudaGetDeviceCount\(\)")),
+    ("smi_not_found", _p(r"(nvidia-smi: command not found|command not found: nvidia-smi)", "nvidia-smi")),
+    ("modprobe_error", _p(r"modprobe: (?:ERROR|FATAL): [^\n]{0,60}nvidia[^\n]{0,80}", "modprobe: ")),
+]
+
+# Lines that end the process: glog/absl FATAL lines, CHECK failures, signals (TF's platform/default/logging,
+# absl log_message; the shell's and Python's own words for a crash).
+FATAL = [
+    ("fatal", _p(r"(?m)((?:\] |: |^)F(?:\d{4} [\d:.]{8,30}\s{1,8}\d{1,8})?\s{1,4}[\w/.-]{1,160}\.cc:\d{1,5}\]"
+                 r"[^\n]{0,160}|Check failed: [^\n]{0,160}|Aborted \(core dumped\)|Segmentation fault[^\n]{0,40}|"
+                 r"Fatal Python error: [^\n]{0,80})",
+                 ": F ", "] F ", "F tensorflow/", "F external/", "F0000 ", "Check failed", "Aborted (core dumped)",
+                 "Segmentation fault", "Fatal Python error")),
+]
+
+PATTERNS += CONTAINER + NGC + WSL + DEVICE + DRIVER + FATAL
+KINDS = sorted({kind for kind, _ in PATTERNS})

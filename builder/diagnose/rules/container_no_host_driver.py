@@ -1,0 +1,45 @@
+"""libnvidia-container could not reach the host's NVIDIA driver: its NVML library is missing, the kernel module
+is not loaded, or the driver does not answer (src/driver.c "nvml error", xfuncs.h "load library failed",
+rpc.h "rpc error")."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
+from builder.diagnose.rules._common import lines
+
+ID = "container-no-host-driver"
+# a version mismatch is driver-dso-mismatch; WSL's own refusals are wsl-gpu-unavailable
+SEEN_ELSEWHERE = ("version mismatch", "WSL environment", "failed to process request")
+
+
+def check(log, ctx):
+    evidence = [ev for ev in log.all("nvc_error") if ev.groups[0] in ("initialization", "detection")
+                and not any(w in (ev.groups[1] or "") for w in SEEN_ELSEWHERE)][:1]
+    if not evidence:
+        return None
+    detail = evidence[0].groups[1] or ""
+    if "load library failed" in detail:
+        cause = t("The NVIDIA container toolkit cannot load the host driver's NVML library ({detail}): no NVIDIA "
+                  "driver is installed where the toolkit looks.", detail=detail)
+    elif "rpc error" in detail:
+        cause = t("The NVIDIA container toolkit started but the host driver did not answer ({detail}): the driver "
+                  "is hung or half installed.", detail=detail)
+    else:
+        cause = t("The NVIDIA container toolkit found the driver's libraries but not a working kernel driver "
+                  "({detail}).", detail=detail)
+    if "rpc error" in detail:
+        fix = t("turn on persistence mode so the driver stays initialised between uses: run the nvidia-persistenced "
+                "service (NVIDIA's recommendation) or `sudo nvidia-smi -pm 1`; if `nvidia-smi` on the host hangs "
+                "too, reboot")
+    elif ctx.wsl or ctx.windows:
+        fix = t("in WSL 2 the driver is the Windows one: update the NVIDIA Windows driver and Docker Desktop (or "
+                "the toolkit inside WSL), check that `nvidia-smi` works inside WSL, then run `wsl --shutdown` and "
+                "start again; never install a Linux NVIDIA driver inside WSL")
+    else:
+        fix = t("make the host driver work first: `nvidia-smi` on the host must list the GPU (install the NVIDIA "
+                "driver, or reboot after an update so its kernel module loads; Secure Boot can block an unsigned "
+                "module); Docker installed as a snap does not see the host's driver libraries: use Docker's own "
+                "docker-ce packages; for rootless Docker set no-cgroups = true in "
+                "/etc/nvidia-container-runtime/config.toml")
+    return Finding(ID, t("The container toolkit cannot reach the host's NVIDIA driver"), lines(evidence), cause, fix,
+                   t("`tfenv doctor` checks the host driver before a container starts"), rank=6,
+                   supersedes=("no-gpu-visible", "libcuda-missing", "no-gpu-harmless"))

@@ -1,0 +1,60 @@
+"""cuInit failed with a driver API result the other rules do not cover (CUresult names from cuda.h; TF's
+cuda_driver.cc logs "failed call to cuInit: <name>")."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
+from builder.diagnose.rules._common import lines
+
+ID = "cuinit-error"
+# Results with a rule of their own: no device, no driver (303), old driver, driver mismatch, compat libcuda.
+COVERED = ("NO_DEVICE", "(-1)", "(100)", "303", "SHARED_OBJECT_INIT_FAILED", "INSUFFICIENT_DRIVER",
+           "SYSTEM_DRIVER_MISMATCH", "(35)", "(803)")
+FIXES = {
+    "CUDA_ERROR_UNKNOWN": "the nvidia_uvm kernel module is missing or stuck (typical after a suspend/resume or a "
+                          "kernel update): reload it with `sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm` (or "
+                          "`sudo nvidia-modprobe -u -c=0`), or reboot; if modprobe fails, reinstall the NVIDIA "
+                          "driver so its modules are built for the running kernel",
+    "CUDA_ERROR_DEVICES_UNAVAILABLE": "the GPU is in Exclusive Process mode and another process holds it: stop "
+                                      "that process (nvidia-smi lists it) or set the default mode with `sudo "
+                                      "nvidia-smi -c 0`",
+    "CUDA_ERROR_INVALID_DEVICE": "CUDA_VISIBLE_DEVICES names a GPU that does not exist: unset it or use an index "
+                                 "nvidia-smi lists",
+    "CUDA_ERROR_NOT_INITIALIZED": "CUDA was initialised in a parent process and used after fork(): start worker "
+                                  "processes with the spawn method, or initialise CUDA in each child",
+    "CUDA_ERROR_SYSTEM_NOT_READY": "this is an NVSwitch system (HGX A100/H100/H200): CUDA starts only once the "
+                                   "NVIDIA Fabric Manager runs on the host, in exactly the driver's version: install "
+                                   "nvidia-fabricmanager-<driver branch> of that version, `sudo systemctl enable "
+                                   "--now nvidia-fabricmanager`, then restart the container",
+    "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE": "CUDA's forward-compatibility libcuda (the cuda-compat package, "
+                                                 "/usr/local/cuda/compat on LD_LIBRARY_PATH) was loaded, and it runs "
+                                                 "only on data-center GPUs: remove cuda-compat or take its folder "
+                                                 "off LD_LIBRARY_PATH so the driver's own libcuda loads; update the "
+                                                 "driver if it is too old for this CUDA",
+    "CUDA_ERROR_OPERATING_SYSTEM": "the operating system refused the driver call: check `dmesg` for NVRM errors and "
+                                   "reboot; in a container, check it was started with `--gpus`",
+}
+DEFAULT = "CUDA_ERROR_UNKNOWN"
+_CODES = {"802": "CUDA_ERROR_SYSTEM_NOT_READY", "804": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+          "999": "CUDA_ERROR_UNKNOWN", "46": "CUDA_ERROR_DEVICES_UNAVAILABLE", "101": "CUDA_ERROR_INVALID_DEVICE",
+          "3": "CUDA_ERROR_NOT_INITIALIZED", "304": "CUDA_ERROR_OPERATING_SYSTEM"}
+
+
+def check(log, ctx):
+    failed = [ev for ev in log.all("cuinit") if not any(c in ev.groups[0] for c in COVERED)]
+    others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES] + log.all("cuda_unknown")[:1]
+    fabric = log.all("system_not_ready")[:1]
+    if fabric:
+        others += fabric + log.all("cuda_device_count")[:1]
+    if not ctx.container:  # a host that loads the compat libcuda (in a container: driver-too-old)
+        others += log.all("compat_not_supported")[:1]
+    evidence = failed[:1] or others[:2]
+    if not evidence:
+        return None
+    text = " ".join(log.line_text(ev.line) for ev in evidence)
+    name = ("CUDA_ERROR_SYSTEM_NOT_READY" if fabric else None) or next((n for n in FIXES if n in text), None) or next(
+        (n for code, n in _CODES.items() if f"({code})" in text or f"code {code}," in text), None) or (
+        "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" if "ompat" in text else DEFAULT)
+    cause = t("The CUDA driver refused to initialise ({name}); the driver library loaded, so the NVIDIA driver is "
+              "installed, but its kernel side is not usable right now.", name=name)
+    return Finding(ID, t("cuInit failed: {name}", name=name), lines(evidence + log.all("modprobe_error")[:1]), cause,
+                   t(FIXES[name]), "", rank=27, supersedes=("no-gpu-visible", "no-gpu-harmless"))

@@ -1,0 +1,29 @@
+"""The docker CLI predates GPU device requests (`--gpus` arrived in Docker 19.03)."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
+from builder.diagnose.rules._common import lines
+
+ID = "docker-too-old"
+GPUS_SINCE = "19.03"
+
+
+def check(log, ctx):
+    evidence = log.all("unknown_gpus_flag")[:1] + log.all("compose_gpu_key")[:1]
+    if not evidence:
+        return None
+    if log.has("unknown_gpus_flag"):
+        cause = t("This docker command line has no `--gpus` flag: GPU device requests came with Docker {version}.",
+                  version=GPUS_SINCE)
+        fix = t("update Docker (CLI and daemon) to {version} or later from Docker's own packages (docker-ce), keep "
+                "the NVIDIA Container Toolkit installed on the host, then start the container with `docker run "
+                "--gpus all ...`; with an older Docker only nvidia-docker2's `--runtime=nvidia` works",
+                version=GPUS_SINCE)
+    else:
+        cause = t("This docker-compose does not know the GPU keys of the compose file (device reservations came "
+                  "with docker-compose 1.28 and Compose v2).")
+        fix = t("use Compose v2 (`docker compose`, the Docker plugin) or docker-compose 1.28 or later, and ask for "
+                "the GPU under deploy.resources.reservations.devices with `capabilities: [gpu]`")
+    return Finding(ID, t("This Docker is too old to request a GPU"), lines(evidence), cause, fix,
+                   t("`tfenv run` starts its containers with `--gpus all`, which needs Docker {version}+",
+                     version=GPUS_SINCE), rank=4)

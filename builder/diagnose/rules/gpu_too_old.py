@@ -1,0 +1,31 @@
+"""The GPU's compute capability is below what the TF build has code for (gpu_device.cc: "Ignoring visible gpu
+device ... The minimum required Cuda capability is X")."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
+from builder.diagnose.rules._common import lines
+from builder.diagnose.versions import vkey
+
+ID = "gpu-too-old"
+OFFICIAL_MIN = "3.5"  # TF's pip builds since 1.x (gpu_device.cc's default minimum)
+
+
+def check(log, ctx):
+    ignored = log.all("gpu_ignored")[:1]
+    cc = ctx.compute_capability.value
+    old = cc and vkey(cc) < vkey(OFFICIAL_MIN)
+    crash = log.all("no_kernel_image")[:1] if old else []
+    if not (ignored or crash):
+        return None
+    minimum = log.first("min_capability")
+    need = minimum.groups[0] if minimum else OFFICIAL_MIN
+    have = (ignored[0].groups[0] if ignored and ignored[0].groups[0] else cc) or "?"
+    evidence = ignored + crash + ([minimum] if minimum else [])
+    cause = t("This GPU has compute capability {have}; the TF build has GPU code only for {need} and newer, so it "
+              "ignores the GPU and runs on the CPU.", have=have, need=need)
+    fix = t("no driver or CUDA setup changes the compute capability: build TF from source with "
+            "TF_CUDA_COMPUTE_CAPABILITIES={have} (with a CUDA release that still supports it), use an older TF "
+            "whose build included it, run on the CPU, or use a GPU of compute capability {need} or newer", have=have,
+            need=need)
+    return Finding(ID, t("The GPU is too old for this TensorFlow build (compute capability {have})", have=have),
+                   lines(evidence), cause, fix, "", rank=28, supersedes=("gpu-too-new", "no-gpu-visible"))

@@ -1,0 +1,25 @@
+"""glibc's ldconfig warns on every package install in WSL2: the Windows driver's libcuda.so* in /usr/lib/wsl/lib
+are plain copies, not links (elf/ldconfig.c "%s is not a symbolic link")."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
+from builder.diagnose.rules._common import lines
+
+ID = "wsl-libcuda-symlink"
+LXSS_LIB = r"C:\Windows\System32\lxss\lib"
+
+
+def check(log, ctx):
+    evidence = log.all("wsl_not_symlink")[:2]
+    if not evidence:
+        return None
+    name = evidence[0].groups[0]
+    cause = t("The NVIDIA Windows driver puts libcuda.so, libcuda.so.1 and libcuda.so.1.1 into /usr/lib/wsl/lib as "
+              "three copies instead of symbolic links, and ldconfig says so each time it runs; CUDA itself still "
+              "works.")
+    fix = t("nothing breaks, it is a warning; to silence it, replace the copies by symbolic links to libcuda.so.1.1 "
+            "in an elevated Windows prompt in {folder}: `del libcuda.so libcuda.so.1`, `mklink libcuda.so "
+            "libcuda.so.1.1`, `mklink libcuda.so.1 libcuda.so.1.1`, then `wsl --shutdown` (a driver update brings "
+            "the copies back)", folder=LXSS_LIB)
+    return Finding(ID, t("ldconfig: {name} is not a symbolic link (harmless in WSL2)", name=name), lines(evidence),
+                   cause, fix, "", harmless=True, rank=93)

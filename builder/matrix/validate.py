@@ -1,0 +1,484 @@
+"""Load and validate matrix.yaml into the dataclasses of builder.matrix.model.
+
+Every error names the file, the key path and what was expected, in one line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+from typing import Any
+
+from builder.core import paths
+from builder.core.errors import TfenvError
+from builder.matrix.model import (
+    Copy,
+    CudaStack,
+    DebianCuda,
+    Env,
+    ImageSettings,
+    Matrix,
+    MatrixError,
+    OsVariant,
+    Shim,
+    UbuntuCuda,
+    WindowsCuda,
+    WindowsInstaller,
+    WindowsSettings,
+    WslCuda,
+    WslDistro,
+    WslSettings,
+    unknown_name,
+    version_key,
+)
+
+# --- validation helpers: each takes the key path so errors can say where ---------------------
+
+
+class _Checker:
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, path: str, message: str):
+        raise MatrixError(f"{self.source}: {path}: {message}")
+
+    def mapping(self, value: Any, path: str, required=(), optional=()) -> dict:
+        if not isinstance(value, dict):
+            self.fail(path, f"expected a mapping, got {_type_name(value)}")
+        for key in required:
+            if key not in value:
+                self.fail(f"{path}.{key}" if path else key, "missing required key")
+        allowed = set(required) | set(optional)
+        for key in value:
+            if key not in allowed:
+                close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                self.fail(f"{path}.{key}" if path else str(key), f"unknown key{hint}")
+        return value
+
+    def names(self, value: Any, path: str) -> dict:
+        """A mapping whose keys are names (environments, OS variants): each key must be a string."""
+        self.mapping(value, path, optional=value.keys() if isinstance(value, dict) else ())
+        for key in value:
+            if not isinstance(key, str) or not key:
+                self.fail(f"{path}.{key}", f"expected a name, got {_type_name(key)} (quote it: '{key}')")
+        return value
+
+    def string(self, value: Any, path: str) -> str:
+        if not isinstance(value, str) or not value:
+            self.fail(path, f"expected a non-empty string, got {_type_name(value)}")
+        return value
+
+    def reference(self, value: Any, path: str, repository: bool = False) -> str:
+        """An image reference (or a repository name) Docker accepts."""
+        from builder.core import references
+
+        text = self.string(value, path)
+        try:
+            (references.check_repository if repository else references.check_reference)(text, "image")
+        except references.BadReference as exc:
+            self.fail(path, str(exc))
+        return text
+
+    def version(self, value: Any, path: str) -> str:
+        text = self.string(value, path)
+        if not _VERSION.fullmatch(text):  # ASCII digits only: str.isdigit() accepts '²', int() does not
+            self.fail(path, f"expected a version like '1.2.3', got {text!r}")
+        return text
+
+    def items(self, value: Any, path: str) -> list:
+        if not isinstance(value, list):
+            self.fail(path, f"expected a list, got {_type_name(value)}")
+        return value
+
+    def strings(self, value: Any, path: str) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            self.fail(path, f"expected a list, got {_type_name(value)}")
+        return tuple(self.string(v, f"{path}[{i}]") for i, v in enumerate(value))
+
+    def str_map(self, value: Any, path: str) -> dict[str, str]:
+        self.mapping(value, path, optional=value.keys() if isinstance(value, dict) else ())
+        return {str(k): self.string(v, f"{path}.{k}") for k, v in value.items()}
+
+    def one_of(self, value: Any, path: str, known, what: str) -> str:
+        text = self.string(value, path)
+        if text not in known:
+            self.fail(path, unknown_name(what, text, known))
+        return text
+
+
+_VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), f"a {type(value).__name__}"
+    )
+
+
+# --- parsing ------------------------------------------------------------------------------------
+
+
+def load(path: Path | str | None = None) -> Matrix:
+    """Read and validate a matrix file (the packaged matrix.yaml by default)."""
+    from builder.core import yamlfile
+
+    path = Path(path) if path else paths.matrix_file()
+    try:
+        data = yamlfile.load(path, "matrix file")
+    except TfenvError as exc:
+        raise MatrixError(str(exc)) from None
+    return parse(data, path)
+
+
+def parse(data: Any, path: Path) -> Matrix:
+    c = _Checker(path.name)
+    top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"),
+                    optional=("wsl", "windows", "projects"))
+    if type(top["schema"]) is not int or top["schema"] != 1:  # `true == 1` in Python
+        c.fail("schema", f"expected 1, got {top['schema']!r}")
+    image = _parse_image(c, top["image"])
+    os_variants = {
+        name: _parse_os(c, name, v) for name, v in c.names(top["os"], "os").items()
+    }
+    sonames = {
+        name: _parse_sonames(c, name, v)
+        for name, v in c.names(top["sonames"], "sonames").items()
+    }
+    cuda = {
+        str(name): _parse_cuda(c, str(name), v, os_variants)
+        for name, v in c.mapping(top["cuda"], "cuda", optional=top["cuda"] or ()).items()
+    }
+    jupyter = c.mapping(top["jupyter"], "jupyter", required=("packages",))
+    envs_raw = c.names(top["envs"], "envs")
+    if not envs_raw:
+        c.fail("envs", "expected at least one environment")
+    envs = {name: _parse_env(c, name, v, os_variants, sonames, cuda) for name, v in envs_raw.items()}
+    return Matrix(
+        path=path,
+        image=image,
+        os=os_variants,
+        cuda=cuda,
+        envs=envs,
+        jupyter_packages=c.strings(jupyter["packages"], "jupyter.packages"),
+        wsl=_parse_wsl(c, top["wsl"], os_variants) if "wsl" in top else None,
+        windows=_parse_windows(c, top["windows"]) if "windows" in top else None,
+        projects=_parse_projects(c, top.get("projects") or {}),
+    )
+
+
+def _parse_projects(c: _Checker, raw: Any) -> dict:
+    """The project policy's data (builder/project/plan.py, solve.py), checked for shape and specifiers."""
+    m = c.mapping(raw, "projects", optional=("breakages", "bounds", "backports", "windows_only"))
+    for i, rule in enumerate(c.items(m.get("breakages", []), "projects.breakages")):
+        r = c.mapping(rule, f"projects.breakages[{i}]", required=("tensorflow", "keep"))
+        _specifier(c, r["tensorflow"], f"projects.breakages[{i}].tensorflow")
+        _requirement(c, r["keep"], f"projects.breakages[{i}].keep")
+    for i, rule in enumerate(c.items(m.get("bounds", []), "projects.bounds")):
+        r = c.mapping(rule, f"projects.bounds[{i}]", required=("when", "bounds"))
+        _requirement(c, r["when"], f"projects.bounds[{i}].when")
+        for j, bound in enumerate(c.strings(r["bounds"], f"projects.bounds[{i}].bounds")):
+            _requirement(c, bound, f"projects.bounds[{i}].bounds[{j}]")
+    c.str_map(m.get("backports", {}), "projects.backports")
+    c.strings(m.get("windows_only", []), "projects.windows_only")
+    return dict(m)
+
+
+def _specifier(c: _Checker, value: Any, where: str) -> None:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(str(value))
+    except InvalidSpecifier:
+        c.fail(where, f"{value!r} is not a version specifier")
+
+
+def _requirement(c: _Checker, value: Any, where: str) -> None:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        Requirement(str(value))
+    except InvalidRequirement:
+        c.fail(where, f"{value!r} is not a requirement (NAME and a version specifier)")
+
+
+def _parse_windows(c: _Checker, raw: Any) -> WindowsSettings:
+    m = c.mapping(raw, "windows", required=("python", "vc_runtime", "vc_runtime_url"))
+    python = c.str_map(m["python"], "windows.python")
+    for line, release in python.items():
+        c.version(line, f"windows.python.{line}")
+        if not c.version(release, f"windows.python.{line}").startswith(line + "."):
+            c.fail(f"windows.python.{line}", f"expected a {line}.N release, got {release!r}")
+    return WindowsSettings(
+        python=python,
+        vc_runtime=_dll_names(c, m["vc_runtime"], "windows.vc_runtime"),
+        vc_runtime_url=_https(c, m["vc_runtime_url"], "windows.vc_runtime_url"),
+    )
+
+
+def _dll_names(c: _Checker, value: Any, path: str) -> tuple[str, ...]:
+    names = c.strings(value, path)
+    for i, name in enumerate(names):
+        if not name.lower().endswith(".dll") or "/" in name or "\\" in name:
+            c.fail(f"{path}[{i}]", f"expected a bare DLL name like 'cudart64_110.dll', got {name!r}")
+    return names
+
+
+def _https(c: _Checker, value: Any, path: str) -> str:
+    text = c.string(value, path)
+    if not text.startswith("https://") or any(ch in text for ch in " '\"`"):
+        c.fail(path, f"expected an https:// URL without quotes or spaces, got {text!r}")
+    return text
+
+
+def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
+    m = c.mapping(raw, p, required=("source",), optional=("pip", "cudnn", "installer", "cudnn_zip", "copies"))
+    source = c.one_of(m["source"], f"{p}.source", ("pip", "installer"), "Windows CUDA source")
+    needs = ("pip", "cudnn") if source == "pip" else ("installer", "cudnn_zip")
+    for key in needs:
+        if key not in m:
+            c.fail(f"{p}.{key}", f"missing required key (source {source!r} needs {' and '.join(needs)})")
+    for key in sorted(set(m) - set(needs) - {"source", "copies"}):
+        c.fail(f"{p}.{key}", f"belongs to source {'installer' if source == 'pip' else 'pip'}, not {source!r}")
+    installer = None
+    if "installer" in m:
+        i = c.mapping(m["installer"], f"{p}.installer", required=("url", "components", "dll_dirs"))
+        installer = WindowsInstaller(
+            url=_https(c, i["url"], f"{p}.installer.url"),
+            components=c.strings(i["components"], f"{p}.installer.components"),
+            dll_dirs=c.strings(i["dll_dirs"], f"{p}.installer.dll_dirs"),
+        )
+    copies = []
+    for i, raw_copy in enumerate(c.items(m.get("copies", []), f"{p}.copies")):
+        cp = c.mapping(raw_copy, f"{p}.copies[{i}]", required=("from", "to"))
+        copies.append(Copy(_dll_names(c, [cp["from"]], f"{p}.copies[{i}].from")[0],
+                           _dll_names(c, [cp["to"]], f"{p}.copies[{i}].to")[0]))
+    return WindowsCuda(
+        source=source,
+        pip=c.str_map(m["pip"], f"{p}.pip") if "pip" in m else {},
+        cudnn=c.version(m["cudnn"], f"{p}.cudnn") if "cudnn" in m else None,
+        installer=installer,
+        cudnn_zip=c.string(m["cudnn_zip"], f"{p}.cudnn_zip") if "cudnn_zip" in m else None,
+        copies=tuple(copies),
+    )
+
+
+def _parse_wsl(c: _Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSettings:
+    m = c.mapping(raw, "wsl", required=("windows_build_min", "driver_min_windows", "distros"))
+    build = m["windows_build_min"]
+    if not isinstance(build, int) or isinstance(build, bool) or build <= 0:
+        c.fail("wsl.windows_build_min", f"expected a positive integer, got {_type_name(build)}")
+    distros = {}
+    for name, d in c.names(m["distros"], "wsl.distros").items():
+        p = f"wsl.distros.{name}"
+        d = c.mapping(d, p, required=("os", "id", "version_id"))
+        distros[str(name)] = WslDistro(
+            name=str(name),
+            os=c.one_of(d["os"], f"{p}.os", os_variants, "OS variant"),
+            id=c.string(d["id"], f"{p}.id"),
+            version_id=c.string(d["version_id"], f"{p}.version_id"),
+        )
+    if not distros:
+        c.fail("wsl.distros", "expected at least one distribution")
+    return WslSettings(build, c.version(m["driver_min_windows"], "wsl.driver_min_windows"), distros)
+
+
+def _parse_wsl_cuda(c: _Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:
+    m = c.mapping(raw, p, required=("source",), optional=("pip", "cudnn", "links"))
+    source = c.one_of(m["source"], f"{p}.source", ("pip", "apt"), "WSL CUDA source")
+    if source == "pip":
+        for key in ("pip", "cudnn"):
+            if key not in m:
+                c.fail(f"{p}.{key}", "missing required key (the pip route installs NVIDIA's wheels)")
+    elif not has_ubuntu:
+        c.fail(f"{p}.source", "'apt' takes the packages of the 'ubuntu' section, which this CUDA stack lacks")
+    elif "pip" in m or "cudnn" in m:
+        c.fail(p, "'pip' and 'cudnn' belong to source 'pip' only")
+    return WslCuda(
+        source=source,
+        pip=c.str_map(m["pip"], f"{p}.pip") if "pip" in m else {},
+        cudnn=c.version(m["cudnn"], f"{p}.cudnn") if "cudnn" in m else None,
+        links=tuple(_parse_shim(c, f"{p}.links[{i}]", s)
+                    for i, s in enumerate(c.items(m.get("links", []), f"{p}.links"))),
+    )
+
+
+def _parse_image(c: _Checker, raw: Any) -> ImageSettings:
+    m = c.mapping(raw, "image", required=("repo", "user", "uid", "venv", "workdir"))
+    if not isinstance(m["uid"], int) or isinstance(m["uid"], bool) or m["uid"] <= 0:
+        c.fail("image.uid", f"expected a positive integer, got {_type_name(m['uid'])}")
+    return ImageSettings(
+        repo=c.reference(m["repo"], "image.repo", repository=True),
+        user=c.string(m["user"], "image.user"),
+        uid=m["uid"],
+        venv=c.string(m["venv"], "image.venv"),
+        workdir=c.string(m["workdir"], "image.workdir"),
+    )
+
+
+def _parse_os(c: _Checker, name: str, raw: Any) -> OsVariant:
+    p = f"os.{name}"
+    m = c.mapping(raw, p, required=("family", "base_image", "python", "packages"))
+    family = c.one_of(m["family"], f"{p}.family", ("ubuntu", "debian"), "OS family")
+    return OsVariant(
+        name=name,
+        family=family,
+        base_image=c.reference(m["base_image"], f"{p}.base_image"),
+        python=c.version(m["python"], f"{p}.python"),
+        packages=c.str_map(m["packages"], f"{p}.packages"),
+    )
+
+
+def _parse_sonames(c: _Checker, name: str, raw: Any) -> tuple[tuple[str, ...], ...]:
+    """(required, optional, windows, windows_optional) for one soname set."""
+    p = f"sonames.{name}"
+    m = c.mapping(raw, p, required=("required",), optional=("optional", "windows", "windows_optional"))
+    required = c.strings(m["required"], f"{p}.required")
+    for i, so in enumerate(required):
+        if ".so." not in so:
+            c.fail(f"{p}.required[{i}]", f"expected a soname like 'libcudart.so.11.0', got {so!r}")
+    return (required, c.strings(m.get("optional", []), f"{p}.optional"),
+            _dll_names(c, m.get("windows", []), f"{p}.windows"),
+            _dll_names(c, m.get("windows_optional", []), f"{p}.windows_optional"))
+
+
+def _parse_cuda(c: _Checker, version: str, raw: Any, os_variants: dict[str, OsVariant]) -> CudaStack:
+    p = f"cuda.{version}"
+    c.version(version, p)
+    m = c.mapping(raw, p, required=("full", "cudnn", "driver_min"), optional=("ubuntu", "debian", "wsl", "windows"))
+    driver = c.mapping(
+        m["driver_min"], f"{p}.driver_min", required=("linux", "windows"), optional=("compat_linux", "compat_windows")
+    )
+    for key, value in driver.items():
+        c.version(value, f"{p}.driver_min.{key}")
+    ubuntu = debian = None
+    if "ubuntu" in m:
+        u = c.mapping(m["ubuntu"], f"{p}.ubuntu", required=("repos", "lib_dirs", "packages"), optional=("ml_repo",))
+        repos = c.str_map(u["repos"], f"{p}.ubuntu.repos")
+        for os_name in repos:
+            c.one_of(os_name, f"{p}.ubuntu.repos.{os_name}", os_variants, "OS variant")
+        if not isinstance(u.get("ml_repo", False), bool):
+            c.fail(f"{p}.ubuntu.ml_repo", f"expected a boolean, got {_type_name(u['ml_repo'])}")
+        ubuntu = UbuntuCuda(
+            repos,
+            c.strings(u["lib_dirs"], f"{p}.ubuntu.lib_dirs"),
+            c.str_map(u["packages"], f"{p}.ubuntu.packages"),
+            u.get("ml_repo", False),
+        )
+    if "debian" in m:
+        d = c.mapping(m["debian"], f"{p}.debian", required=("packages", "pip", "cudnn"), optional=("path_exclude",))
+        debian = DebianCuda(
+            c.str_map(d["packages"], f"{p}.debian.packages"),
+            c.str_map(d["pip"], f"{p}.debian.pip"),
+            c.version(d["cudnn"], f"{p}.debian.cudnn"),
+            c.strings(d.get("path_exclude", []), f"{p}.debian.path_exclude"),
+        )
+    if not ubuntu and not debian:
+        c.fail(p, "expected an 'ubuntu' or 'debian' section saying where the libraries come from")
+    return CudaStack(
+        version=version,
+        full=c.version(m["full"], f"{p}.full"),
+        cudnn=c.version(m["cudnn"], f"{p}.cudnn"),
+        driver_min=dict(driver),
+        ubuntu=ubuntu,
+        debian=debian,
+        wsl=_parse_wsl_cuda(c, f"{p}.wsl", m["wsl"], ubuntu is not None) if "wsl" in m else None,
+        windows=_parse_windows_cuda(c, f"{p}.windows", m["windows"]) if "windows" in m else None,
+    )
+
+
+_ENV_KEYS = ("tensorflow", "python", "cuda", "cudnn", "sonames", "os", "pins", "lock_date")
+
+
+def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
+    p = f"envs.{name}"
+    m = c.mapping(raw, p, required=_ENV_KEYS, optional=("shims", "ecosystem"))
+    py = c.mapping(m["python"], f"{p}.python", required=("min", "max"))
+    cuda_version = c.one_of(str(m["cuda"]) if isinstance(m["cuda"], (int, float)) else m["cuda"],
+                            f"{p}.cuda", cuda, "CUDA version")
+    stack = cuda[cuda_version]
+    cudnn = c.version(m["cudnn"], f"{p}.cudnn")
+    _check_cudnn(c, f"{p}.cudnn", cudnn, stack)
+    soname_set = c.one_of(m["sonames"], f"{p}.sonames", sonames, "soname set")
+    os_names = c.strings(m["os"], f"{p}.os")
+    env = Env(
+        name=name,
+        tensorflow=c.version(m["tensorflow"], f"{p}.tensorflow"),
+        python_min=c.version(py["min"], f"{p}.python.min"),
+        python_max=c.version(py["max"], f"{p}.python.max"),
+        cuda=stack,
+        cudnn=cudnn,
+        sonames=sonames[soname_set][0],
+        optional_sonames=sonames[soname_set][1],
+        windows_dlls=sonames[soname_set][2],
+        windows_optional_dlls=sonames[soname_set][3],
+        shims=tuple(_parse_shim(c, f"{p}.shims[{i}]", s) for i, s in enumerate(c.items(m.get("shims", []),
+                                                                                            f"{p}.shims"))),
+        os=os_names,
+        pins=c.str_map(m["pins"], f"{p}.pins"),
+        lock_date=_date(c, m["lock_date"], f"{p}.lock_date"),
+        ecosystem=c.str_map(m.get("ecosystem", {}), f"{p}.ecosystem"),
+    )
+    for package, spec in env.ecosystem.items():
+        where = f"{p}.ecosystem.{package}"
+        _specifier(c, spec if spec[:1] in "<>=!~" else f"=={spec}", where)
+    if stack.windows:
+        wanted = env.windows_dlls + env.windows_optional_dlls
+        if not env.windows_dlls:
+            c.fail(f"{p}.sonames", f"CUDA {stack.version} has a Windows route, so soname set {soname_set!r} "
+                                   f"needs 'windows': the DLLs TF loads there")
+        for copy in stack.windows.copies:
+            if copy.to not in wanted:
+                c.fail(f"cuda.{stack.version}.windows.copies", f"{copy.to} is not a DLL TF {env.tensorflow} loads "
+                                                               f"(sonames.{soname_set}.windows)")
+    for i, os_name in enumerate(os_names):
+        where = f"{p}.os[{i}]"
+        variant = os_variants[c.one_of(os_name, where, os_variants, "OS variant")]
+        if variant.family == "ubuntu" and (not stack.ubuntu or os_name not in stack.ubuntu.repos):
+            c.fail(where, f"CUDA {stack.version} has no NVIDIA repository for {os_name}")
+        if variant.family == "debian" and not stack.debian:
+            c.fail(where, f"CUDA {stack.version} has no Debian packages (only CUDA 11.2 is in bullseye)")
+        if not env.supports_python(variant.python):
+            c.fail(where, f"{os_name} has Python {variant.python}, outside TF {env.tensorflow}'s "
+                          f"{env.python_min}-{env.python_max}")
+    return env
+
+
+def _check_cudnn(c: _Checker, path: str, wanted: str, stack: CudaStack) -> None:
+    """TF accepts a cuDNN of the same major version whose minor is at least its build's."""
+    installed = [stack.cudnn] + ([stack.debian.cudnn] if stack.debian else [])
+    if stack.wsl and stack.wsl.cudnn:
+        installed.append(stack.wsl.cudnn)
+    if stack.windows and stack.windows.cudnn:
+        installed.append(stack.windows.cudnn)
+    for have in installed:
+        if version_key(have)[0] != version_key(wanted)[0] or version_key(have)[:2] < version_key(wanted)[:2]:
+            c.fail(path, f"TF needs cuDNN {wanted}.x with the same major version; CUDA {stack.version} "
+                         f"installs cuDNN {have}")
+
+
+def _parse_shim(c: _Checker, path: str, raw: Any) -> Shim:
+    m = c.mapping(raw, path, required=("link", "to"))
+    return Shim(c.string(m["link"], f"{path}.link"), c.string(m["to"], f"{path}.to"))
+
+
+def _date(c: _Checker, value: Any, path: str) -> str:
+    """A calendar date as text. The strict YAML loader keeps dates as strings; a timestamp is refused."""
+    import datetime
+
+    if isinstance(value, datetime.datetime):
+        c.fail(path, f"expected a date like '2022-12-31', got the timestamp {value.isoformat()!r}")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    text = c.string(value, path)
+    try:
+        if not _DATE.fullmatch(text):
+            raise ValueError(text)
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        c.fail(path, f"expected a date like '2022-12-31', got {text!r}")
+    return text

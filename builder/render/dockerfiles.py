@@ -1,0 +1,109 @@
+"""Render Dockerfiles from the matrix with Jinja2 (StrictUndefined: a missing value is an error).
+
+Rendered files are committed under dockerfiles/ENV/OS/Dockerfile so anyone can `docker build` without
+tfenv (builder/render/generated.py writes them and checks the committed copies).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from builder.core import paths
+from builder.matrix import tags
+from builder.matrix.model import Matrix, Target
+from builder.render import lock
+from builder.render.generated import Generated
+
+# pip in each venv is upgraded to this release first: bionic's venv pip (9.x) cannot install
+# manylinux2010 wheels. 23.0.1 supports every Python the matrix uses (3.8, 3.9).
+PIP_VERSION = "23.0.1"
+
+
+def jinja_env(kind: str):
+    """The Jinja2 environment over builder/templates/KIND; a missing value is an error, not ''."""
+    import jinja2  # lazy: keeps `tfenv --help` fast
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(paths.templates(kind))),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def powershell_version(version: str) -> str:
+    """A driver version as PowerShell's [version] parses it: it needs major.minor ("495" -> "495.0")."""
+    return version if "." in version else version + ".0"
+
+
+def ld_library_path(target: Target) -> str:
+    """The driver folders the NVIDIA runtime mounts, then the CUDA folders ldconfig does not cover."""
+    dirs = ["/usr/local/nvidia/lib", "/usr/local/nvidia/lib64"]
+    if target.os.family == "ubuntu":
+        dirs += list(target.env.cuda.ubuntu.lib_dirs)
+    return ":".join(dirs)
+
+
+def wheel_lib_dirs(pip: dict[str, str], leaf: str = "lib") -> list[str]:
+    """site-packages-relative folders the NVIDIA wheels put their libraries in
+    (nvidia-cudnn-cu11 -> nvidia/cudnn/lib, nvidia-cuda-runtime-cu11 -> nvidia/cuda_runtime/lib; the
+    win_amd64 wheels use bin instead of lib)."""
+    return [f"nvidia/{re.sub(r'^nvidia-|-cu[0-9]+$', '', name).replace('-', '_')}/{leaf}" for name in pip]
+
+
+def pip_lib_dirs(target: Target, matrix: Matrix) -> list[str]:
+    """Absolute library folders of the NVIDIA wheels in the image's venv (debian11 only)."""
+    if target.os.family != "debian":
+        return []
+    site = f"{matrix.image.venv}/lib/python{target.python}/site-packages"
+    return [f"{site}/{folder}" for folder in wheel_lib_dirs(target.env.cuda.debian.pip)]
+
+
+def shim_dir(target: Target) -> str:
+    """Where compatibility links go: a folder the loader searches on this variant."""
+    if target.os.family == "ubuntu":
+        return target.env.cuda.ubuntu.lib_dirs[0]
+    return "/usr/lib/x86_64-linux-gnu"
+
+
+def context(target: Target, matrix: Matrix, locks_root: Path | None = None) -> dict:
+    base_lock = lock.read(target, False, locks_root)
+    jupyter_lock = lock.read(target, True, locks_root)
+    base_pins = set(base_lock.requirements())
+    debian = target.os.family == "debian"
+    return {
+        "env": target.env,
+        "os": target.os,
+        "cuda": target.env.cuda,
+        "image": matrix.image,
+        "nvidia_repo": target.env.cuda.ubuntu.repos[target.os.name] if not debian else "",
+        "cudnn_version": target.cudnn_version,
+        "cudnn_pip": target.env.cuda.debian.pip if debian else {},
+        "pip_lib_dirs": pip_lib_dirs(target, matrix),
+        "ld_library_path": ld_library_path(target),
+        "shim_dir": shim_dir(target),
+        "pip_version": PIP_VERSION,
+        "lock": base_lock.requirements(),
+        "lock_file": base_lock.path.name,
+        # The Jupyter stage installs only what the base stage does not have yet.
+        "jupyter_lock": [r for r in jupyter_lock.requirements() if r not in base_pins],
+        "jupyter_lock_file": jupyter_lock.path.name,
+        "tags": tags.image_refs(target, matrix.image.repo),
+        "labels": {**tags.oci_labels(target), **tags.labels(target)},
+    }
+
+
+def render_target(target: Target, matrix: Matrix, locks_root: Path | None = None) -> Generated:
+    env = jinja_env("docker")
+    text = env.get_template("Dockerfile.j2").render(**context(target, matrix, locks_root))
+    return Generated(paths.dockerfile_relpath(target), text)
+
+
+def render_all(matrix: Matrix, targets: list[Target] | None = None) -> list[Generated]:
+    return [render_target(t, matrix) for t in (targets or matrix.targets())]
+
+
+# The committed renders of every environment, for the stale-file check.

@@ -1,0 +1,256 @@
+"""Each explain rule on the message shapes it is written for (lines in the formats TF, the driver, pip and
+Windows print them; the real threads are in the corpus test), plus what must NOT trigger it. Every rule of the
+registry has a case here, so a new rule cannot land untested."""
+
+from __future__ import annotations
+
+import pytest
+
+from builder import diagnose
+from builder.diagnose import rules
+from builder.matrix.facts import facts_from_matrix
+from tests.helpers import matrix
+
+DSO = "2021-01-01 00:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] "
+
+
+def fail(lib, why=None):
+    return f"{DSO}Could not load dynamic library '{lib}'; dlerror: {why or lib + ': cannot open shared object file'}"
+
+
+# (case id, log, expected top finding, a word its fix must contain)
+CASES = [
+    ("win-cudnn", fail("cudnn64_8.dll", "cudnn64_8.dll not found"), "missing-cudnn", "cudnn64_8.dll"),
+    ("tf1-import-cublas100", "ImportError: libcublas.so.10.0: cannot open shared object file: No such file or "
+     "directory", "missing-cuda-runtime", "cuda-10.0"),
+    ("tf1-win-cudart100", "ImportError: Could not find 'cudart64_100.dll'. TensorFlow requires that this DLL be "
+     "installed in a directory that is named in your %PATH% environment variable.", "missing-cuda-runtime",
+     "CUDA 10.0"),
+    ("tf215-unnamed", "W tensorflow/core/common_runtime/gpu/gpu_device.cc:2256] Cannot dlopen some GPU libraries. "
+     "Please make sure the missing libraries mentioned above are installed properly.\nSkipping registering GPU "
+     "devices...", "missing-cuda-runtime", "tensorflow[and-cuda]"),
+    ("tf24-cusolver-win", fail("cusolver64_10.dll", "cusolver64_10.dll not found"), "tf24-cusolver",
+     "cusolver64_11.dll"),
+    ("wsl2-libcuda", "Linux PC 5.10.16.3-microsoft-standard-WSL2 #1 SMP\n" + fail("libcuda.so.1"),
+     "wsl-lib-path", "/usr/lib/wsl/lib"),
+    ("linux-libcuda", "name: Tesla T4 computeCapability: 7.5\n" + fail("libcuda.so.1"), "libcuda-missing",
+     "install the NVIDIA driver"),
+    ("wsl-list-v1", "  NAME            STATE           VERSION\n* Ubuntu-20.04    Running         1\n"
+     + fail("libcuda.so.1"), "wsl1", "wsl --set-version"),
+    ("wsl-prompt-linux-driver", "me@DESKTOP-AB12CD3:~$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't "
+     "communicate with the NVIDIA driver.", "wsl-linux-driver", "purge"),
+    ("wsl2-system-mismatch", "/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\nfailed call to cuInit: "
+     "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: system has unsupported display driver / cuda driver combination",
+     "wsl-linux-driver", "wsl --shutdown"),
+    ("tf214-no-drivers", "I external/local_tsl/tsl/cuda/cudart_stub.cc:31] Could not find cuda drivers on your "
+     "machine, GPU will not be used.", "no-gpu-harmless", "TF_CPP_MIN_LOG_LEVEL"),
+    ("container-804", "failed call to cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility was "
+     "attempted on non supported HW\nretrieving CUDA diagnostic information for host: 0123456789ab",
+     "driver-too-old", "on the host"),
+    ("smi-418-cuda11", "| NVIDIA-SMI 418.87.01    Driver Version: 418.87.01    CUDA Version: 10.1     |\n"
+     + fail("libcudart.so.11.0"), "driver-too-old", "460.32.03"),
+    ("nvrm-api-mismatch", "NVRM: API mismatch: the client has the version 470.82.01, but\nNVRM: this kernel module "
+     "has the version 470.63.01.", "driver-dso-mismatch", "reboot"),
+    ("pycharm-avx", "C:\\Users\\me\\venv\\Scripts\\python.exe C:/Users/me/train.py\n\nProcess finished with exit "
+     "code -1073741795 (0xC000001D)", "cpu-no-avx", "AVX"),
+    ("win-illegal-instruction-unsigned", "ImportError: DLL load failed with error code 3221225501 while importing "
+     "_pywrap_tensorflow_internal", "cpu-no-avx", "AVX"),
+    ("win-avx-dll-init", "ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed.",
+     "cpu-no-avx", "AVX"),
+    ("win-pywrap", "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module "
+     "could not be found.\n\nFailed to load the native TensorFlow runtime.", "msvc-runtime",
+     "Visual C++ Redistributable"),
+    ("win-32bit", "ImportError: DLL load failed: %1 is not a valid Win32 application.", "python-unsupported",
+     "64-bit Python"),
+    ("store-python", "File \"C:\\Users\\me\\AppData\\Local\\Packages\\PythonSoftwareFoundation.Python.3.9_qbz5n2kfra8p0"
+     "\\LocalCache\\local-packages\\Python39\\site-packages\\tensorflow\\python\\pywrap_tensorflow.py\", line 64\n"
+     "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module could not be "
+     "found.", "store-python", "python.org"),
+    ("vcruntime-dialog", "The code execution cannot proceed because VCRUNTIME140_1.dll was not found.",
+     "msvc-runtime", "vc_redist.x64.exe"),
+    ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
+     "zlibwapi.dll"),
+    ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
+     "TensorRT", "no-gpu-harmless", "TF-TRT"),
+    ("cublas-init", "E tensorflow/stream_executor/cuda/cuda_blas.cc:226] failed to create cublas handle: "
+     "CUBLAS_STATUS_NOT_INITIALIZED\ntensorflow.python.framework.errors_impl.InternalError: Blas GEMM launch failed",
+     "cublas-init-failed", "set_memory_growth"),
+    ("oom", "ResourceExhaustedError: OOM when allocating tensor with shape[256,512,28,28] and type float on "
+     "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc", "gpu-out-of-memory", "batch"),
+    ("numpy-alias", "AttributeError: module 'numpy' has no attribute 'object'.", "numpy2", "numpy<1.24"),
+    ("numpy-symbolic-tf24", "tensorflow==2.4.1\nNotImplementedError: Cannot convert a symbolic Tensor "
+     "(lstm/strided_slice:0) to a numpy array.", "numpy2", "numpy==1.19.5"),
+    ("protobuf-tf29-pin", "tensorflow-2.9.3.dist-info\nTypeError: Descriptors cannot not be created directly.",
+     "protobuf4", "protobuf==3.19.6"),
+    ("pip-no-wheel", "ERROR: Could not find a version that satisfies the requirement tensorflow==2.4.0 (from "
+     "versions: 2.5.0, 2.6.0)\nERROR: No matching distribution found for tensorflow==2.4.0", "python-unsupported",
+     "3.6-3.8"),
+    ("win-tf211-intel", "C:\\venv\\Lib\\site-packages\\tensorflow_intel-2.11.0.dist-info\nNum GPUs Available:  0",
+     "windows-gpu-after-210", "WSL2"),
+    ("ampere-kernel-image", "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit "
+     "initialization on GPU:0 failed. Status: device kernel image is invalid", "gpu-too-new", "CUDA 11"),
+    ("xla-ptxas", "2023 W tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc:115] Couldn't get ptxas version "
+     "string: INTERNAL: Couldn't invoke ptxas --version", "xla-libdevice", "--xla_gpu_cuda_data_dir"),
+    ("no-device", f"{DSO}Successfully opened dynamic library libcuda.so.1\nE tensorflow/stream_executor/cuda/"
+     "cuda_driver.cc:271] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+     "no-gpu-visible", "--gpus all"),
+    ("cudnn-status", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: "
+     "CUDNN_STATUS_INTERNAL_ERROR", "cudnn-init-failed", "set_memory_growth"),
+    ("cudnn-mismatch", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library: 8.0.4 but "
+     "source was compiled with: 8.1.0.", "cudnn-version-mismatch", "8.1"),
+    ("dso-mismatch", "E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:313] kernel version 460.91.3 does not "
+     "match DSO version 470.57.2 -- cannot find working devices in this configuration", "driver-dso-mismatch",
+     "reboot"),
+]
+
+# Docker, the NVIDIA container toolkit, WSL's own messages and the driver API: (case id, log, top, fix word)
+CASES += [
+    ("docker-no-runtime", 'docker: Error response from daemon: could not select device driver "" with capabilities: '
+     "[[gpu]].", "container-toolkit-missing", "nvidia-ctk runtime configure"),
+    ("docker-runtime-name", "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+     "container-toolkit-missing", "--gpus all"),
+    ("docker-desktop", 'PS C:\\Users\\me> docker run --gpus all nvidia/cuda nvidia-smi\ndocker: Error response from '
+     'daemon: could not select device driver "" with capabilities: [[gpu]].', "container-toolkit-missing",
+     "WSL 2 based engine"),
+    ("docker-old", "unknown flag: --gpus\nSee 'docker run --help'.", "docker-too-old", "19.03"),
+    ("compose-old", "ERROR: The Compose file './docker-compose.yml' is invalid because:\nUnsupported config option "
+     "for services.tf: 'runtime'", "docker-too-old", "deploy.resources.reservations.devices"),
+    ("nvc-cuda-requirement", "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.2, please "
+     "update your driver to a newer version, or use an earlier cuda container: unknown.", "container-driver-too-old",
+     "460.32.03"),
+    ("nvc-nvml-driver", "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
+     "container-no-host-driver", "nvidia-smi"),
+    ("nvc-load-library", "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: "
+     "cannot open shared object file: no such file or directory: unknown.", "container-no-host-driver", "snap"),
+    ("nvml-lost", "$ docker exec -it tf nvidia-smi\nFailed to initialize NVML: Unknown Error",
+     "container-nvml-lost", "create-dev-char-symlinks"),
+    ("jetson", "docker run --runtime nvidia nvcr.io/nvidia/l4t-tensorflow:r32.7.1-tf2.7-py3\nOSError: "
+     "libcurand.so.10: cannot open shared object file: No such file or directory", "jetson-container",
+     "nv_tegra_release"),
+    ("wsl-symlink", "Processing triggers for libc-bin (2.31-0ubuntu9.9) ...\n/sbin/ldconfig.real: "
+     "/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link", "wsl-libcuda-symlink", "mklink"),
+    ("wsl-blocked", "Linux PC 5.15.90.1-microsoft-standard-WSL2 #1 SMP\n$ nvidia-smi\nFailed to initialize NVML: GPU "
+     "access blocked by the operating system", "wsl-gpu-unavailable", "WDDM"),
+    ("wsl-smi-path", "Welcome to Ubuntu 20.04 LTS (GNU/Linux 5.10.16.3-microsoft-standard-WSL2 x86_64)\n$ nvidia-smi\n"
+     "nvidia-smi: command not found", "wsl-lib-path", "export PATH"),
+    ("numa", "I tensorflow/compiler/xla/stream_executor/cuda/cuda_gpu_executor.cc:981] could not open file to read "
+     "NUMA node: /sys/bus/pci/devices/0000:01:00.0/numa_node\nYour kernel may have been built without NUMA support.",
+     "numa-harmless", "harmless"),
+    ("cuinit-unknown", "E tensorflow/stream_executor/cuda/cuda_driver.cc:491] failed call to cuInit: "
+     "CUDA_ERROR_UNKNOWN", "cuinit-error", "nvidia_uvm"),
+    ("cuinit-busy", "E tensorflow/stream_executor/cuda/cuda_driver.cc:328] failed call to cuInit: "
+     "CUDA_ERROR_DEVICES_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable", "cuinit-error",
+     "nvidia-smi -c 0"),
+    ("cc30-ignored", "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1283] Ignoring visible gpu device (device: 0, "
+     "name: Quadro K2000M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The "
+     "minimum required Cuda capability is 3.5.", "gpu-too-old", "TF_CUDA_COMPUTE_CAPABILITIES=3.0"),
+    ("ngc-driver-check", "ERROR: This container was built for NVIDIA Driver Release 455.23 or later, but\n"
+     "       version 450.66 was detected and compatibility mode is UNAVAILABLE.", "driver-too-old", "455.23"),
+    ("factory-twice", "E0000 00:00:1744015772.625537 3982776 cuda_dnn.cc:8579] Unable to register cuDNN factory: "
+     "Attempting to register factory for plugin cuDNN when one has already been registered", "cuda-factory-harmless",
+     "TF_CPP_MIN_LOG_LEVEL"),
+    ("numpy-old", ">>> import tensorflow as tf\nRuntimeError: module compiled against API version 0xe but this "
+     "version of numpy is 0xd\nImportError: numpy.core.multiarray failed to import", "numpy-too-old", "numpy>=1.16"),
+    ("tf1-cudnn-newer", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:396] Loaded runtime CuDNN library: 7102 "
+     "(compatibility version 7100) but source was compiled with 7005 (compatibility version 7000).",
+     "cudnn-version-mismatch", "cuDNN 7.0"),
+]
+
+# Lines that look close to a problem but are none: nothing may be recognised.
+NOTHING = [
+    "I tensorflow/core/platform/cpu_feature_guard.cc:193] This TensorFlow binary is optimized with oneAPI Deep "
+    "Neural Network Library (oneDNN) to use the following CPU instructions in performance-critical operations:  "
+    "AVX2 FMA",
+    "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1616] Created device /job:localhost/replica:0/task:0/"
+    "device:GPU:0 with 9640 MB memory:  -> device: 0, name: NVIDIA GeForce RTX 3080, pci bus id: 0000:01:00.0, "
+    "compute capability: 8.6",
+    "Epoch 1/10\n  32/60000 [..............................] - ETA: 5:12 - loss: 2.3026",
+    "",
+]
+
+
+@pytest.fixture(scope="module")
+def facts():
+    return facts_from_matrix(matrix())
+
+
+@pytest.mark.parametrize("case,log,expected,word", CASES, ids=[c[0] for c in CASES])
+def test_rule(case, log, expected, word, facts):
+    result = diagnose.explain(log, facts)
+    assert result.findings, "nothing recognised"
+    top = result.findings[0]
+    assert top.id == expected, [f.id for f in result.findings]
+    assert word.lower() in top.fix.lower(), top.fix
+    assert top.evidence and all(1 <= n <= result.log.line_count for n in top.evidence)
+    if result.context.windows:
+        assert "LD_LIBRARY_PATH" not in top.fix and "ldconfig" not in top.fix and "ln -s" not in top.fix
+    elif result.context.linux_like:
+        assert ".dll" not in top.fix and "%PATH%" not in top.fix
+
+
+@pytest.mark.parametrize("log", NOTHING)
+def test_no_problem_no_finding(log, facts):
+    result = diagnose.explain(log, facts)
+    assert result.findings == [] and not result.explained
+
+
+def test_every_rule_has_a_case():
+    covered = {c[2] for c in CASES}
+    assert set(rules.IDS) <= covered, set(rules.IDS) - covered
+
+
+def test_a_root_cause_supersedes_what_it_explains(facts):
+    """A container's compat libcuda explains both the kernel/DSO mismatch and the missing device."""
+    log = ("failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+           "retrieving CUDA diagnostic information for host: f7b7a8f85319\n"
+           "kernel version 455.32.0 does not match DSO version 460.73.1 -- cannot find working devices")
+    assert [f.id for f in diagnose.explain(log, facts).findings] == ["driver-too-old"]
+
+
+def test_harmless_findings_come_last(facts):
+    log = fail("libnvinfer.so.7") + "\n" + fail("libcudnn.so.8")
+    assert [f.id for f in diagnose.explain(log, facts).findings] == ["missing-cudnn", "no-gpu-harmless"]
+
+
+def test_no_driver_at_all_explains_the_missing_runtime_too(facts):
+    """A machine without the NVIDIA driver (libcuda.so.1 missing, cuInit 303) also misses CUDA: harmless first."""
+    log = (fail("libcudart.so.11.0") + "\nI tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart "
+           "dlerror if you do not have a GPU set up on your machine.\n" + fail("libcuda.so.1") +
+           "\nW tensorflow/stream_executor/cuda/cuda_driver.cc:326] failed call to cuInit: UNKNOWN ERROR (303)")
+    assert [f.id for f in diagnose.explain(log, facts).findings] == ["no-gpu-harmless", "missing-cuda-runtime"]
+    # The same in WSL2, where the GPU comes from the Windows driver: nothing harmless about it.
+    wsl = "Linux PC 5.10.16.3-microsoft-standard-WSL2 #1 SMP\n"
+    assert [f.id for f in diagnose.explain(wsl + log, facts).findings] == ["wsl-lib-path", "missing-cuda-runtime"]
+
+
+def test_quoted_evidence_is_the_message_without_paste_decoration(facts):
+    log = ("Epoch 1/3\n> `\x1b[33m" + fail("libcudnn.so.8") + "\x1b[0m`\n"
+           "client_2  | E   " + fail("libcublas.so.11"))
+    result = diagnose.explain(log, facts)
+    quoted = [result.log.line_text(n) for f in result.findings for n in f.evidence]
+    assert quoted == [fail("libcublas.so.11"), fail("libcudnn.so.8")]
+
+
+def test_overrides_win_over_inference(facts):
+    log = fail("libcudnn.so.8")
+    result = diagnose.explain(log, facts, platform="windows", tf="2.4.1", cuda="11.0")
+    ctx = result.context
+    assert (ctx.platform.value, ctx.tf.value, ctx.cuda_present.value, ctx.envs) == ("windows", "2.4", "11.0", ["tf24"])
+    assert "PATH" in result.findings[0].fix and "cuDNN 8.0" in result.findings[0].title
+
+
+def test_a_fatal_line_outranks_notes_and_is_never_harmless(facts):
+    """An `F` line ends the process: what explains it comes first, and a harmless note never sums the log up."""
+    numa = ("I tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:937] successful NUMA node read from SysFS had "
+            "negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero\n")
+    fatal = ("2021-01-01 00:00:00.000000: F tensorflow/stream_executor/cuda/cuda_dnn.cc:534] Check failed: "
+             "cudnnSetTensorNdDescriptor(handle_.get(), elem_type, nd, dims.data(), strides.data()) == "
+             "CUDNN_STATUS_SUCCESS (3 vs. 0)\nAborted (core dumped)")
+    result = diagnose.explain(numa + fail("libnvinfer.so.7") + "\n" + fatal, facts)
+    assert result.fatal_lines == [3, 4]
+    assert not result.explained or not all(f.harmless for f in result.findings)
+    assert "fatal" in diagnose.format_text(result).lower()
+    oom = "ResourceExhaustedError: OOM when allocating tensor with shape[256,512]\n"
+    cudnn = ("F tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: "
+             "CUDNN_STATUS_INTERNAL_ERROR")
+    assert [f.id for f in diagnose.explain(oom + cudnn, facts).findings][:1] == ["cudnn-init-failed"]
