@@ -190,7 +190,7 @@ def render_init(m: Matrix, env_name: str, os_name: str | None, jupyter: bool, fo
 
 
 def write_init(m: Matrix, env_name: str | None, os_name: str | None, jupyter: bool, folder: Path,
-               force: bool = False) -> tuple[Path, str | None]:
+               force: bool = False, requirements_file: str | None = None) -> tuple[Path, str | None]:
     """(tfenv.yaml written, why this environment when tfenv chose it): without env_name, the requirements
     choose (family.choose)."""
     from builder.project import sources
@@ -198,7 +198,10 @@ def write_init(m: Matrix, env_name: str | None, os_name: str | None, jupyter: bo
     path = folder / FILENAME
     if path.exists() and not force:
         raise ProjectError(f"{path} exists: edit it, or pass --force to replace it")
-    requirements = sources.find_default(folder)
+    requirements = sources.find_default(folder) if requirements_file is None else folder / requirements_file
+    if requirements is not None and (not requirements.is_file() or ".." in Path(requirements_file or "").parts
+                                     or Path(requirements_file or "").is_absolute()):
+        raise ProjectError(f"--requirements {requirements_file}: no such file inside {folder}")
     why = None
     if env_name is None:
         choice = choose(m, folder, requirements, os_name)

@@ -64,6 +64,10 @@ def provided_note(name: str, spec, env: Env) -> str | None:
     """The one note for a TF requirement the environment provides (None for a plain `tensorflow`)."""
     written = f"{name}{spec}"
     build = _BUILD.get(normalize(name), "")
+    floors = [s.version for s in _specifier(spec) if s.operator in (">=", ">") and _is_version(s.version)]
+    if floors and Version(min(floors, key=Version)).major < 2:
+        return (f"{written}: {env.name} provides {env.tensorflow}; the requirement also allows TF 1, whose code "
+                f"needs changes to run on TF 2 (tf.compat.v1)")
     if _specifier(spec).contains(env.tensorflow, prereleases=True) and not build:
         return None if not str(spec) else f"{written}: {env.name} provides {env.tensorflow}"
     return f"{written}: {env.name} provides {env.tensorflow}{build or ', the same line'}"

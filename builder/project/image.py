@@ -55,12 +55,23 @@ def dockerfile(image: ProjectImage, m: Matrix) -> str:
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
+    apt = apt_packages(image)
     return env.get_template("Dockerfile.j2").render(
-        name=image.name, env=image.target.env.name, base_ref=image.base_ref, apt=list(image.apt),
-        apt_distro=image.target.os.family, pins=image.lock.requirements(),
+        name=image.name, env=image.target.env.name, base_ref=image.base_ref, apt=apt,
+        added_git=len(apt) > len(image.apt), unpinned_apt=any("=" not in a for a in apt),
+        apt_distro=image.target.os.family, pins=[p for p in image.lock.requirements() if " @ " not in p],
+        vcs_pins=[p for p in image.lock.requirements() if " @ " in p],
         labels=tags.project_labels(image.name, image.base_ref, image.lock.digest),
         workdir=m.image.workdir, uid=m.image.uid,
     )
+
+
+def apt_packages(image: ProjectImage) -> list[str]:
+    """tfenv.yaml's apt list, and git when tfenv.lock has a git requirement (pip clones it)."""
+    apt = list(image.apt)
+    if any(v.startswith("@ git+") for _, v in image.lock.pins) and not any(a.split("=")[0] == "git" for a in apt):
+        apt.append("git")
+    return apt
 
 
 def env_build_hint(project: Project, repo: str | None = None, default_repo: str | None = None) -> str:

@@ -107,7 +107,9 @@ class ProjectLock:
         return [f"{n} {v}" if v.startswith("@") else f"{n}=={v}" for n, v in self.pins]
 
 
-_URL_PIN = re.compile(rf"^(?P<name>{_NAME}) @ (?P<url>git\+https?://[^\s'\"\\;]+@[0-9a-f]{{40}}(?:#[^\s'\"\\;]*)?)$")
+# a git requirement as uv locks it: the URL and the full commit id (what the Dockerfile's RUN line may quote)
+_URL_PIN = re.compile(rf"^(?P<name>{_NAME}) @ (?P<url>git\+(?:https?|ssh|file)://[^\s'\"\\;]+@[0-9a-f]{{40}}"
+                      rf"(?:#[^\s'\"\\;]*)?)$")
 
 
 def read_lock(path: Path) -> ProjectLock | None:
@@ -190,20 +192,28 @@ def resolve(project: Project, m: Matrix, target: Target, index_url: str | None =
                             tuple(m.jupyter_packages) if project.jupyter else ())
     with files.temp_dir("resolve") as work:
         outcome = solve.solve(the_plan, request, work, m.projects.get("bounds") or [])
-    added, notes = [], the_plan.notes + outcome.notes
-    for name, version in outcome.pins:
+        added, notes = _added(outcome.pins, pins, target), the_plan.notes + outcome.notes
+        pylock = solve.artifacts(added, request, work)
+    note = solve.source_build_note(solve.source_builds(pylock), target, project.apt)
+    for name, version in added:
         key = normalize(name)
-        if family.is_tensorflow(key) and version != target.env.tensorflow or (
-                family.is_tensorflow(key) and key != "tensorflow"):
-            raise solve.Conflict(f"{name} {version} would be a second TensorFlow in the image (pulled in by a "
-                                 f"requirement): {target.env.name} provides TF {target.env.tensorflow}")
-        if pins.get(key) == version or key == "tensorflow":
-            continue
         if key in pins:
             notes.append(f"{name} {version} replaces {target.env.name}'s {pins[key]} (it fits what TensorFlow "
                          f"{target.env.tensorflow} and its packages declare)")
-        added.append((name, version))
-    return sorted(added, key=lambda p: normalize(p[0])), notes
+    return sorted(added, key=lambda p: normalize(p[0])), notes + ([note] if note else [])
+
+
+def _added(resolved: list[tuple[str, str]], pins: dict[str, str], target: Target) -> list[tuple[str, str]]:
+    """What the image gets on top of the environment's: never a second TensorFlow."""
+    added = []
+    for name, version in resolved:
+        key = normalize(name)
+        if family.is_tensorflow(key) and (version != target.env.tensorflow or key != "tensorflow"):
+            raise solve.Conflict(f"{name} {version} would be a second TensorFlow in the image (pulled in by a "
+                                 f"requirement): {target.env.name} provides TF {target.env.tensorflow}")
+        if pins.get(key) != version and key != "tensorflow":
+            added.append((name, version))
+    return added
 
 
 def env_constraints(m: Matrix, target: Target, pins: dict[str, str]) -> list[str]:

@@ -31,7 +31,7 @@ from builder.project.plan import Plan
 from builder.render.lock import normalize
 
 UV_TIMEOUT_S = 300  # a cold resolution downloads metadata; a stuck index must not hang the build
-MAX_ROUNDS = 12  # conflicts explained per run (each costs one resolution)
+MAX_ROUNDS = 10  # conflicts explained per run (each costs one resolution)
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _SPEC = r"(?:[<>=!~]=?[^\s,]+(?:,[<>=!~]=?[^\s,]+)*)"
 
@@ -182,9 +182,10 @@ def solve(plan: Plan, request: Request, work: Path, conditional: list[dict]) -> 
     """The whole package set, or Conflict listing every requirement that does not fit (with what fits)."""
     outcome = Outcome()
     lines = {key: str(req.req) if req.req and req.kind == "pep508" else req.text for key, req in plan.by_name.items()}
-    unnamed = [ln for ln in plan.lines if not any(ln == v for v in lines.values())]
-    conflicts: list[tuple[str, str]] = []  # (key, why)
-    substituted: set[str] = set()
+    unnamed = [ln for ln in plan.lines if ln not in lines.values()]
+    conflicts: dict[str, str] = {}  # key -> why, in the order found
+    relaxed_keys: set[str] = set()
+    settled: set[str] = set()  # substituted or dropped: not blamed again
     extra: list[str] = []
     base = [f"tensorflow=={request.target.env.tensorflow}"] + list(request.jupyter_packages)
     for _ in range(MAX_ROUNDS):
@@ -193,33 +194,35 @@ def solve(plan: Plan, request: Request, work: Path, conditional: list[dict]) -> 
         if result is not None:
             pins = parse_pins(result)
             added = _conditional(pins, conditional, extra)
-            if added:
-                extra.extend(added)
-                continue
-            break
-        found = blame(stderr, plan, {k for k, _ in conflicts} | substituted)
+            if not added:
+                break
+            extra.extend(added)
+            continue
+        found = blame(stderr, plan, settled)
         if found is None:
             raise ResolveFailed(f"cannot resolve the requirements for {request.target.env.name}: "
                                 f"{_first_cause(stderr)}")
         key, why = found
         req = plan.by_name[key]
-        if key in plan.exact and key in request.env_pins:
+        if key in plan.exact and key in request.env_pins and key not in relaxed_keys:
             version = request.env_pins[key]
             lines[key] = f"{req.req.name}=={version}" + (f"; {req.req.marker}" if req.req.marker else "")
-            substituted.add(key)
+            settled.add(key)
             outcome.notes.append(f"{req.text} ({req.origin}): {why}; {request.target.env.name}'s "
                                  f"{req.req.name} {version} is used instead")
-        elif req.req is not None and req.kind == "pep508" and (req.req.specifier or req.req.url):
+        elif key not in relaxed_keys and req.req is not None and req.kind == "pep508" and req.req.specifier:
+            conflicts.setdefault(key, why)
             lines[key] = relaxed(str(req.req), key)
-            conflicts.append((key, why))
-        else:
-            conflicts.append((key, why))
+            relaxed_keys.add(key)
+        else:  # no version of it fits at all: leave it out to find the others
+            conflicts.setdefault(key, why)
             del lines[key]
+            settled.add(key)
     else:
         raise ResolveFailed(f"more than {MAX_ROUNDS} requirements conflict with {request.target.env.name}: "
                             f"start from fewer pins")
     if conflicts or plan.problems:
-        raise Conflict(conflict_line(plan, conflicts, dict(pins), request.target.env.name))
+        raise Conflict(conflict_line(plan, list(conflicts.items()), dict(pins), request.target.env.name))
     outcome.pins = pins
     return outcome
 
@@ -228,7 +231,7 @@ def _attempt(lines: list[str], plan: Plan, request: Request, work: Path, extra: 
              outcome: Outcome) -> tuple[str | None, str]:
     """(the resolved set as of the horizon, else today's with a note, or None; uv's explanation)."""
     first = compile_(lines, request, work, plan.exact, True, extra)
-    if first.returncode == 0 or not request.horizon:
+    if first.returncode == 0 or not request.horizon or "exclude-newer" not in first.stderr:
         return (first.stdout if first.returncode == 0 else None), first.stderr
     second = compile_(lines, request, work, plan.exact, False, extra)
     if second.returncode != 0:
@@ -272,3 +275,52 @@ def conflict_line(plan: Plan, conflicts: list[tuple[str, str]], fits: dict[str, 
     count = len(parts)
     head = f"{count} requirement{'s' if count > 1 else ''} cannot be met on {env_name} (nothing was built)"
     return f"{head}: " + "; ".join(parts)
+
+
+# --- what the image will install -----------------------------------------------------------------------
+
+
+def artifacts(pins: list[tuple[str, str]], request: Request, work: Path) -> dict:
+    """pylock.toml (PEP 751) of exactly these pins for the image's platform: each one's files and hashes."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    exact = [f"{n}=={v}" for n, v in pins if not v.startswith("@")]
+    if not exact:
+        return {"packages": []}
+    req, out = work / "pins.in", work / "pylock.toml"
+    req.write_text("\n".join(exact) + "\n", encoding="utf-8")
+    cmd = [_uv(), "pip", "compile", str(req), "--no-deps", "--quiet", "--generate-hashes", "--format",
+           "pylock.toml", "-o", str(out), "--python-version", family.python_version(request.target),
+           "--python-platform", platform(request.target)]
+    if request.index_url:
+        cmd += ["--index-url", request.index_url]
+    environ = dict(os.environ, **({"SSL_CERT_FILE": request.ca_cert} if request.ca_cert else {}))
+    try:
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=UV_TIMEOUT_S, env=environ)
+    except subprocess.TimeoutExpired:
+        raise ResolveFailed(f"uv did not list the files within {UV_TIMEOUT_S} s: is the package index reachable?") \
+            from None
+    if result.returncode != 0:
+        raise ResolveFailed(f"cannot list the files of the resolved pins: {_first_cause(result.stderr)}")
+    return tomllib.loads(out.read_text(encoding="utf-8"))
+
+
+def source_builds(pylock: dict) -> list[str]:
+    """The pins with no wheel for the image (pip builds them from their sdist in the image)."""
+    return [f"{p['name']}=={p['version']}" for p in pylock.get("packages", [])
+            if not p.get("wheels") and p.get("sdist")]
+
+
+def source_build_note(builds: list[str], target: Target, apt: tuple[str, ...]) -> str | None:
+    """One note: what will be compiled in the image, and the apt packages a C extension needs for it."""
+    if not builds:
+        return None
+    wanted = ["build-essential", f"python{target.python}-dev"]
+    missing = [a for a in wanted if not any(x.split("=")[0] == a for x in apt)]
+    text = (f"built from source in the image (no wheel for Linux x86_64, CPython {target.python}): "
+            f"{', '.join(builds)}")
+    if missing:
+        text += f"; one with C code needs a compiler: add `apt: [{', '.join(missing)}]` to tfenv.yaml"
+    return text

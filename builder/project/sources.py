@@ -81,7 +81,8 @@ def find_default(folder: Path, packages_only: bool = False) -> Path | None:
     """The requirements file `tfenv init` takes in this folder (packages_only: a package's own), or None."""
     for name in KNOWN_FILES[3:] if packages_only else KNOWN_FILES:
         path = folder / name
-        if path.is_file() and (name != "pyproject.toml" or _has_project_dependencies(path)):
+        if path.is_file() and (name != "pyproject.toml" or _has_project_dependencies(path)) \
+                and (name != "setup.cfg" or _has_cfg_requirements(path)):
             return path
     return None
 
@@ -233,6 +234,18 @@ def _read_setup_py(path: Path, root: Path, sources: Sources) -> None:
             sources.requirements.append(_requirement(line.strip(), origin, path.parent))
 
 
+def _mutated(tree, name: str) -> bool:
+    """Whether the module changes the list bound to `name` (append, extend, +=, a second assignment)."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in (
+                "append", "extend", "insert", "remove") and getattr(n.func.value, "id", None) == name:
+            return True
+        if isinstance(n, ast.AugAssign) and getattr(n.target, "id", None) == name:
+            return True
+    return sum(1 for n in ast.walk(tree) if isinstance(n, ast.Assign)
+               for t in n.targets if getattr(t, "id", None) == name) > 1
+
+
 def _txt_names(node) -> list[str]:
     return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
             and n.value.endswith(".txt")]
@@ -241,6 +254,10 @@ def _txt_names(node) -> list[str]:
 def _literal(node, assigned: dict, where: str, key: str, folder: Path | None = None, root: Path | None = None,
              sources: Sources | None = None, tree=None):
     """The value of a setup() argument: a literal, a name bound to one, or a requirements file that is read."""
+    if isinstance(node, ast.Name) and tree is not None and _mutated(tree, node.id):
+        raise SourceError(f"{where}:{node.lineno}: {key} is computed when setup.py runs ({node.id} is changed after "
+                          f"it is set), which tfenv never does: list the requirements in a requirements.txt and "
+                          f"name it in tfenv.yaml")
     if isinstance(node, ast.Name) and node.id in assigned:
         node = assigned[node.id]
     try:
@@ -258,6 +275,15 @@ def _literal(node, assigned: dict, where: str, key: str, folder: Path | None = N
         return []
     raise SourceError(f"{where}:{node.lineno}: {key} is computed when setup.py runs, which tfenv never does: "
                       f"list the requirements in a requirements.txt and name it in tfenv.yaml")
+
+
+def _has_cfg_requirements(path: Path) -> bool:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(_text(path, path.parent))
+    except (configparser.Error, SourceError):
+        return True  # init reports the broken file rather than skipping it
+    return parser.has_option("options", "install_requires")
 
 
 def _read_setup_cfg(path: Path, root: Path, sources: Sources) -> None:

@@ -210,7 +210,18 @@ def test_project_image_is_from_the_environments_jupyter_stage_and_labelled(tmp_p
     assert "apt-get" not in text
 
 
-@pytest.mark.parametrize("pins, apt", [((("pandas", "2.0.3"),), "[graphviz=2.42.2-5]"), ((), "[]")])
+GIT_PIN = ("mylib", "@ git+https://git.example.org/o/mylib@0123456789abcdef0123456789abcdef01234567")
+
+
+def test_a_git_requirement_is_installed_at_its_commit_with_git_from_apt(tmp_path, m):
+    _, img = described(tmp_path, m, (("pandas", "2.0.3"), GIT_PIN))
+    text = image.dockerfile(img, m)
+    assert "      git \\\n" in text and f"      'mylib {GIT_PIN[1]}' \\\n" in text
+    assert text.index("'mylib @ git+") < text.index("pandas==2.0.3")
+
+
+@pytest.mark.parametrize("pins, apt", [((("pandas", "2.0.3"),), "[graphviz=2.42.2-5]"), ((), "[]"),
+                                       ((GIT_PIN,), "[]")])
 def test_rendered_project_dockerfile_passes_hadolint(tmp_path, m, pins, apt):
     hadolint = shutil.which("hadolint")
     if hadolint is None:
