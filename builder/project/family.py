@@ -135,10 +135,10 @@ def choose(m: Matrix, tf_specs: list[tuple[str, str]], python: str | None, pytho
         targets = [m.target(env.name, o) for o in env.os]
         good = [t for t in targets if wanted is None or wanted.contains(python_version(t), prereleases=True)]
         if good:
-            return Choice(good[0], _why(named, good[0], python, python_origin))
+            return Choice(good[0], _why(tf_specs, good[0], python, python_origin))
     target = m.target(fitting[0].name)
     if python_soft:
-        return Choice(target, _why(named, target, None, None) +
+        return Choice(target, _why(tf_specs, target, None, None) +
                       f"; {python_origin} asks Python {python}, its images have {target.python} (the nearest)")
     pythons = sorted({t.python for e in fitting for t in (m.target(e.name, o) for o in e.os)})
     raise ChooseError(f"{python_origin} wants Python {python}; {', '.join(e.name for e in fitting)} "
@@ -158,9 +158,15 @@ def _python_spec(python: str | None) -> SpecifierSet | None:
         raise ChooseError(f"Python requirement {python!r} is not a version specifier") from None
 
 
-def _why(named: str, target: Target, python: str | None, origin: str | None) -> str:
+def _why(tf_specs: list[tuple[str, str]], target: Target, python: str | None, origin: str | None) -> str:
     env = target.env
-    reason = f"{named} is the TF {env.tf_short} line" if named else "no TensorFlow requirement: the newest"
+    named = ", ".join(f"{n}{s}" for n, s in tf_specs)
+    if not named:
+        reason = "no TensorFlow requirement: the newest"
+    elif all(s.operator in ("==", "===", "~=") for _, spec in tf_specs for s in SpecifierSet(spec)):
+        reason = f"{named} is the TF {env.tf_short} line"
+    else:
+        reason = f"{named} allows TF {env.tf_short}, the newest line it takes"
     text = f"{env.name} ({target.os.name}, Python {target.python}): {reason}, {env.name} has TF {env.tensorflow}"
     if python and origin:
         text += f"; {origin} {python} allows its Python {python_version(target)}"

@@ -37,6 +37,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # refusals found before resolving
     matrix: Matrix | None = None  # to name the environment another TF line is on
+    vcs: list[src.Requirement] = field(default_factory=list)  # git requirements, for their messages
 
 
 def marker_environment(target: Target) -> dict[str, str]:
@@ -83,11 +84,12 @@ def _take(plan: Plan, req: src.Requirement, target: Target, env_pins: dict[str, 
         return
     if name in family.WITH_TENSORFLOW and name in env_pins:
         version = env_pins[name]
-        if req.kind == "pep508" and family.on_line(spec, version):
+        # its own line, or the TF line it is versioned with (tensorboard 2.4.1 is TF 2.4's)
+        if req.kind == "pep508" and (family.on_line(spec, version) or family.on_line(spec, env.tensorflow)):
             plan.provided[name] = version
             if not spec.contains(version, prereleases=True):
-                plan.notes.append(f"{req.text}: {env.name} provides {req.req.name} {version}, the same line "
-                                  f"(its TensorFlow's own)")
+                plan.notes.append(f"{req.text}: {env.name} provides {req.req.name} {version} with TF "
+                                  f"{env.tensorflow} (its TensorFlow's own)")
         else:
             plan.problems.append(f"{req.text} ({req.origin}): {env.name} provides {req.req.name} {version} "
                                  f"with TF {env.tensorflow}; {req.req.name} {version} fits")
@@ -104,6 +106,8 @@ def _take(plan: Plan, req: src.Requirement, target: Target, env_pins: dict[str, 
         plan.constraints.append(req.req and str(req.req) or req.text)
         return
     plan.lines.append(str(req.req) if req.req and req.kind != "url" else req.text)
+    if req.kind == "vcs":
+        plan.vcs.append(req)
     if name:
         plan.by_name[name] = req
         if any(s.operator in ("==", "===") and "*" not in s.version for s in spec):

@@ -16,7 +16,7 @@ from packaging.specifiers import SpecifierSet
 from builder.core import files
 from builder.core import paths as env_paths
 from builder.matrix.model import Matrix, Target
-from builder.project import family, plan, solve
+from builder.project import family, metadata, plan, solve
 from builder.project import sources as src
 from builder.project.config import Project
 from builder.project.solve import Conflict, ResolveFailed
@@ -191,9 +191,16 @@ def resolve(project: Project, m: Matrix, target: Target, index_url: str | None =
                             project.resolve_as_of or target.env.lock_date, project.root, index_url, ca_cert,
                             tuple(m.jupyter_packages) if project.jupyter else ())
     with files.temp_dir("resolve") as work:
-        outcome = solve.solve(the_plan, request, work, m.projects.get("bounds") or [])
-        added, notes = _added(outcome.pins, pins, target), the_plan.notes + outcome.notes
-        pylock = solve.artifacts(added, request, work)
+        for _ in range(3):  # a file whose Requires-Python excludes the image's Python is excluded, then again
+            outcome = solve.solve(the_plan, request, work, m.projects.get("bounds") or [])
+            added, notes = _added(outcome.pins, pins, target), the_plan.notes + outcome.notes
+            pylock = solve.artifacts(added, request, work)
+            misfits = metadata.python_misfits(pylock, family.python_version(target), ca_cert)
+            if not misfits:
+                break
+            request.constraints = request.constraints + [f"{n}!={v}" for n, v, _ in misfits]
+            the_plan.notes += [f"{n} {v} requires Python {spec} (the image has {family.python_version(target)}): "
+                               f"another release of it is taken" for n, v, spec in misfits]
     note = solve.source_build_note(solve.source_builds(pylock), target, project.apt)
     for name, version in added:
         key = normalize(name)

@@ -31,7 +31,7 @@ from builder.project.plan import Plan
 from builder.render.lock import normalize
 
 UV_TIMEOUT_S = 300  # a cold resolution downloads metadata; a stuck index must not hang the build
-MAX_ROUNDS = 10  # conflicts explained per run (each costs one resolution)
+MAX_ROUNDS = 12  # conflicts explained per run (each costs one resolution)
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _SPEC = r"(?:[<>=!~]=?[^\s,]+(?:,[<>=!~]=?[^\s,]+)*)"
 
@@ -127,8 +127,9 @@ def parse_pins(text: str) -> list[tuple[str, str]]:
 # --- explaining a failure ----------------------------------------------------------------------------
 
 
-def blame(stderr: str, plan: Plan, done: set[str]) -> tuple[str, str] | None:
-    """(normalized name, why) of the user's requirement uv's explanation says cannot hold, or None."""
+def blame(stderr: str, plan: Plan, done: set[str], relaxed_keys: set[str] = frozenset()) -> tuple[str, str] | None:
+    """(normalized name, why) of the user's requirement uv's explanation says cannot hold, or None.
+    One already relaxed comes first: its bound was not the problem, so it goes."""
     text = " ".join(stderr.split())
     candidates = []
     for match in re.finditer(rf"you require (?P<what>(?:{_NAME}(?:\[[^\]]*\])?{_SPEC}?(?:, | and )?)+)", text):
@@ -142,7 +143,7 @@ def blame(stderr: str, plan: Plan, done: set[str]) -> tuple[str, str] | None:
         candidates = mentioned[:1]
     if not candidates:
         return None
-    key = candidates[0]
+    key = sorted(candidates, key=lambda k: k not in relaxed_keys)[0]
     return key, _why(text, plan.by_name[key].name)
 
 
@@ -154,10 +155,18 @@ def _why(text: str, name: str) -> str:
     if match:
         pkg = f"{match.group('pkg')} {match.group('ver')}" if match.group("ver") else match.group("pkg")
         return f"{pkg} needs {match.group('dep')}{match.group('spec')}"
+    match = re.search(rf"(?P<what>{_NAME})==(?P<ver>\S+) has invalid metadata", text)
+    if match:
+        return f"{match.group('what')} {match.group('ver')}'s published metadata is invalid (uv cannot read it)"
     match = re.search(rf"there is no version of (?P<what>{pattern}\S*)", text, re.I)
     if match:
         return f"no version of {match.group('what').rstrip(',')} for {_platform_words(text)}"
-    match = re.search(r"cause: (.+?)(?:, we can conclude|$)", text)
+    match = re.search(rf"(?P<what>{pattern})==(?P<ver>\S+) depends on (?P<dep>{_NAME})(?P<spec>{_SPEC}) and "
+                      rf"(?P=dep)(?P<kept>{_SPEC})", text, re.I)
+    if match:
+        return (f"{match.group('what')} {match.group('ver')} needs {match.group('dep')}{match.group('spec')}, "
+                f"the environment keeps {match.group('dep')}{match.group('kept')}")
+    match = re.search(r"cause: (?:Because )?(.+?)(?:, we can conclude| and you require|$)", text)
     return match.group(1)[:200] if match else text[:200]
 
 
@@ -165,31 +174,52 @@ def _platform_words(text: str) -> str:
     return "this Python and platform" if "exclude-newer" not in text else "this date, Python and platform"
 
 
-def relaxed(req_line: str, name: str) -> str:
-    """The requirement with its version bound dropped (extras and marker kept)."""
+def relaxed(req_line: str, level: int) -> str | None:
+    """The requirement with its version bound loosened one step (extras and marker kept), None past the last.
+    An exact pin goes to its minor line, then its major line (the nearest release that fits is what the
+    user wants: opencv-python==4.1.1.26 with no wheel for the Python becomes 4.1.*), then any version."""
     from packaging.requirements import Requirement as Pep508
 
     req = Pep508(req_line)
     extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
     marker = f"; {req.marker}" if req.marker else ""
-    return f"{req.name}{extras}{marker}"
+    exact = [s.version for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
+    steps = []
+    if exact:
+        parts = exact[0].split(".")
+        steps = [f"=={'.'.join(parts[:2])}.*"] if len(parts) > 2 else []
+        steps += [f"=={parts[0]}.*"] if len(parts) > 1 else []
+    steps.append("")
+    return f"{req.name}{extras}{steps[level]}{marker}" if level < len(steps) else None
 
 
 # --- the loop -----------------------------------------------------------------------------------------
 
 
+_NO_FILE = re.compile(r"has no (?:wheels with a matching|usable wheels|source distribution)|no matching distribution")
+
+
+@dataclass
+class _State:
+    """Where the conflict loop stands: the requirement lines as they are now, and what was done to them."""
+
+    lines: dict[str, str]  # normalized name -> the line the resolver gets
+    conflicts: dict[str, str] = field(default_factory=dict)  # key -> why, in the order found
+    levels: dict[str, int] = field(default_factory=dict)  # key -> how far its bound is loosened
+    settled: set[str] = field(default_factory=set)  # substituted or dropped: not blamed again
+    nearest: dict[str, str] = field(default_factory=dict)  # key -> why: an exact pin with no file for the image
+
+
 def solve(plan: Plan, request: Request, work: Path, conditional: list[dict]) -> Outcome:
     """The whole package set, or Conflict listing every requirement that does not fit (with what fits)."""
     outcome = Outcome()
-    lines = {key: str(req.req) if req.req and req.kind == "pep508" else req.text for key, req in plan.by_name.items()}
-    unnamed = [ln for ln in plan.lines if ln not in lines.values()]
-    conflicts: dict[str, str] = {}  # key -> why, in the order found
-    relaxed_keys: set[str] = set()
-    settled: set[str] = set()  # substituted or dropped: not blamed again
+    state = _State({key: str(req.req) if req.req and req.kind == "pep508" else req.text
+                    for key, req in plan.by_name.items()})
+    unnamed = [ln for ln in plan.lines if ln not in state.lines.values()]
     extra: list[str] = []
     base = [f"tensorflow=={request.target.env.tensorflow}"] + list(request.jupyter_packages)
     for _ in range(MAX_ROUNDS):
-        result, stderr = _attempt(base + plan.options + unnamed + list(lines.values()), plan, request, work,
+        result, stderr = _attempt(base + plan.options + unnamed + list(state.lines.values()), plan, request, work,
                                   extra, outcome)
         if result is not None:
             pins = parse_pins(result)
@@ -198,33 +228,48 @@ def solve(plan: Plan, request: Request, work: Path, conditional: list[dict]) -> 
                 break
             extra.extend(added)
             continue
-        found = blame(stderr, plan, settled)
+        found = blame(stderr, plan, state.settled, set(state.levels))
         if found is None:
-            raise ResolveFailed(f"cannot resolve the requirements for {request.target.env.name}: "
-                                f"{_first_cause(stderr)}")
-        key, why = found
-        req = plan.by_name[key]
-        if key in plan.exact and key in request.env_pins and key not in relaxed_keys:
-            version = request.env_pins[key]
-            lines[key] = f"{req.req.name}=={version}" + (f"; {req.req.marker}" if req.req.marker else "")
-            settled.add(key)
-            outcome.notes.append(f"{req.text} ({req.origin}): {why}; {request.target.env.name}'s "
-                                 f"{req.req.name} {version} is used instead")
-        elif key not in relaxed_keys and req.req is not None and req.kind == "pep508" and req.req.specifier:
-            conflicts.setdefault(key, why)
-            lines[key] = relaxed(str(req.req), key)
-            relaxed_keys.add(key)
-        else:  # no version of it fits at all: leave it out to find the others
-            conflicts.setdefault(key, why)
-            del lines[key]
-            settled.add(key)
+            raise ResolveFailed(_unexplained(stderr, plan, request.target.env.name))
+        _step(state, plan, request, outcome, *found)
     else:
         raise ResolveFailed(f"more than {MAX_ROUNDS} requirements conflict with {request.target.env.name}: "
                             f"start from fewer pins")
-    if conflicts or plan.problems:
-        raise Conflict(conflict_line(plan, list(conflicts.items()), dict(pins), request.target.env.name))
+    versions = {normalize(n): v for n, v in pins}
+    for key, why in state.nearest.items():
+        req = plan.by_name[key]
+        outcome.notes.append(f"{req.text} ({req.origin}): {why}; {req.req.name} {versions.get(key)}, the nearest "
+                             f"release of its line that has one, is used instead")
+    if state.conflicts or plan.problems:
+        raise Conflict(conflict_line(plan, list(state.conflicts.items()), dict(pins), request.target.env.name))
     outcome.pins = pins
     return outcome
+
+
+def _step(state: _State, plan: Plan, request: Request, outcome: Outcome, key: str, why: str) -> None:
+    """One conflict explained: substitute the environment's version, loosen the bound, or leave it out."""
+    req = plan.by_name[key]
+    level = state.levels.get(key, -1) + 1
+    if key in plan.exact and key in request.env_pins and key not in state.levels:
+        version = request.env_pins[key]
+        state.lines[key] = f"{req.req.name}=={version}" + (f"; {req.req.marker}" if req.req.marker else "")
+        state.settled.add(key)
+        outcome.notes.append(f"{req.text} ({req.origin}): {why}; {request.target.env.name}'s "
+                             f"{req.req.name} {version} is used instead")
+        return
+    if req.req is not None and req.kind == "pep508" and req.req.specifier and relaxed(str(req.req), level):
+        if level == 0 and key in plan.exact and _NO_FILE.search(why):
+            state.nearest[key] = why  # the same minor line, if it fits: a note, not a conflict
+        else:
+            state.nearest.pop(key, None)
+            state.conflicts.setdefault(key, why)
+        state.levels[key] = level
+        state.lines[key] = relaxed(str(req.req), level)
+        return
+    state.nearest.pop(key, None)
+    state.conflicts.setdefault(key, why)  # no version of it fits at all: leave it out to find the others
+    del state.lines[key]
+    state.settled.add(key)
 
 
 def _attempt(lines: list[str], plan: Plan, request: Request, work: Path, extra: list[str],
@@ -241,6 +286,17 @@ def _attempt(lines: list[str], plan: Plan, request: Request, work: Path, extra: 
     if note not in outcome.notes:
         outcome.notes.append(note)
     return second.stdout, ""
+
+
+def _unexplained(stderr: str, plan: Plan, env_name: str) -> str:
+    """One line for a failure no requirement's bound explains: a git URL that cannot be fetched, or uv's cause."""
+    fetch = re.search(r"git fetch [^`]*?'(?P<url>[a-z+]+://[^']+)'", stderr)
+    if fetch or "failed to clone" in stderr:
+        url = fetch.group("url") if fetch else ""
+        vcs = [r for r in plan.vcs if not url or url.split("://", 1)[-1].rstrip("/") in r.text] or plan.vcs
+        named = f"{vcs[0].text} ({vcs[0].origin})" if vcs else url or "a git requirement"
+        return f"{named}: cannot fetch it with git (is its host reachable from here?); nothing was locked"
+    return f"cannot resolve the requirements for {env_name}: {_first_cause(stderr)}"
 
 
 def _conditional(pins: list[tuple[str, str]], rules: list[dict], extra: list[str]) -> list[str]:

@@ -24,9 +24,9 @@ MAX_INCLUDE_DEPTH = 10
 _VCS = re.compile(r"^(?:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*@\s*)?(?P<url>(?:git|hg|svn|bzr)\+\S+)")
 _EGG = re.compile(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
 # pip options that take a value and change where packages come from or how they are built
-_INDEX_OPTIONS = ("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host",
+INDEX_OPTIONS = ("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host",
                   "--no-binary", "--only-binary")
-_FLAG_OPTIONS = ("--pre", "--prefer-binary", "--no-index")
+FLAG_OPTIONS = ("--pre", "--prefer-binary", "--no-index")
 
 
 class SourceError(TfenvError):
@@ -63,7 +63,7 @@ def read(path: Path, root: Path) -> Sources:
     sources = Sources()
     name = path.name.lower()
     if not path.is_file():
-        raise SourceError(f"{_rel(path, root)}: no such file")
+        raise SourceError(f"{relative(path, root)}: no such file")
     if name == "setup.py":
         _read_setup_py(path, root, sources)
     elif name == "setup.cfg":
@@ -71,9 +71,11 @@ def read(path: Path, root: Path) -> Sources:
     elif name == "pyproject.toml":
         _read_pyproject(path, root, sources)
     elif name.endswith((".yml", ".yaml")):
-        _read_environment_yml(path, root, sources)
+        from builder.project import conda
+
+        conda.read(path, root, sources)
     else:
-        _read_requirements(path, root, sources, constraint=False, depth=0)
+        read_requirements(path, root, sources, constraint=False, depth=0)
     return sources
 
 
@@ -87,23 +89,23 @@ def find_default(folder: Path, packages_only: bool = False) -> Path | None:
     return None
 
 
-def _rel(path: Path, root: Path) -> str:
+def relative(path: Path, root: Path) -> str:
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return str(path)
 
 
-def _text(path: Path, root: Path) -> str:
+def read_text(path: Path, root: Path) -> str:
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         try:  # pip freeze > requirements.txt in Windows PowerShell 5.1 writes UTF-16
             return path.read_text(encoding="utf-16")
         except UnicodeError:
-            raise SourceError(f"{_rel(path, root)}: not a text file (UTF-8 or UTF-16)") from None
+            raise SourceError(f"{relative(path, root)}: not a text file (UTF-8 or UTF-16)") from None
     except OSError as exc:
-        raise SourceError(f"{_rel(path, root)}: cannot read: {exc.strerror}") from None
+        raise SourceError(f"{relative(path, root)}: cannot read: {exc.strerror}") from None
 
 
 # --- requirements.txt ------------------------------------------------------------------------------
@@ -127,35 +129,35 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _read_requirements(path: Path, root: Path, sources: Sources, constraint: bool, depth: int) -> None:
-    where = _rel(path, root)
+def read_requirements(path: Path, root: Path, sources: Sources, constraint: bool, depth: int) -> None:
+    where = relative(path, root)
     if depth > MAX_INCLUDE_DEPTH:
         raise SourceError(f"{where}: -r/-c includes nested deeper than {MAX_INCLUDE_DEPTH} (a loop?)")
     if path.resolve() in (p.resolve() for p in sources.files):
         return  # included twice: pip reads it once too
     sources.files.append(path)
-    for number, line in logical_lines(_text(path, root)):
+    for number, line in logical_lines(read_text(path, root)):
         origin = f"{where}:{number}"
-        option, value = _option(line)
+        option, value = split_option(line)
         if option in ("-r", "--requirement", "-c", "--constraint"):
             if not value:
                 raise SourceError(f"{origin}: {option} needs a file name")
             include = (path.parent / value)
             if not include.is_file():
                 raise SourceError(f"{origin}: {option} {value}: no such file")
-            _read_requirements(include, root, sources, constraint or option in ("-c", "--constraint"), depth + 1)
+            read_requirements(include, root, sources, constraint or option in ("-c", "--constraint"), depth + 1)
         elif option in ("-e", "--editable"):
-            _add(sources, _requirement(value, origin, path.parent, editable=True), constraint)
-        elif option in _INDEX_OPTIONS or option in _FLAG_OPTIONS:
+            _add(sources, requirement(value, origin, path.parent, editable=True), constraint)
+        elif option in INDEX_OPTIONS or option in FLAG_OPTIONS:
             sources.options.append(line)
         elif option is not None:
             raise SourceError(f"{origin}: pip option {option} is not supported in a tfenv project")
         else:
             # per-requirement options (--hash, --install-option) do not travel: tfenv.lock has its own hashes
-            _add(sources, _requirement(re.split(r"\s--?[a-z]", line)[0].strip(), origin, path.parent), constraint)
+            _add(sources, requirement(re.split(r"\s--?[a-z]", line)[0].strip(), origin, path.parent), constraint)
 
 
-def _option(line: str) -> tuple[str | None, str]:
+def split_option(line: str) -> tuple[str | None, str]:
     if not line.startswith("-"):
         return None, ""
     match = re.match(r"^(--?[A-Za-z-]+)(?:\s*=\s*|\s+)?(.*)$", line)
@@ -171,7 +173,7 @@ def _add(sources: Sources, req: Requirement, constraint: bool) -> None:
     (sources.constraints if constraint else sources.requirements).append(req)
 
 
-def _requirement(text: str, origin: str, base: Path, editable: bool = False) -> Requirement:
+def requirement(text: str, origin: str, base: Path, editable: bool = False) -> Requirement:
     """One requirement, classified; a PEP 508 one must parse (one line naming file:line when not)."""
     req = _classify(text, origin, editable)
     return Requirement(f"-e {text}", req.origin, req.kind, req.req, True) if editable else req
@@ -208,10 +210,10 @@ def parse(text: str, origin: str) -> Pep508:
 
 def _read_setup_py(path: Path, root: Path, sources: Sources) -> None:
     """install_requires and python_requires of the setup() call, from the syntax tree: setup.py never runs."""
-    where = _rel(path, root)
+    where = relative(path, root)
     sources.files.append(path)
     try:
-        tree = ast.parse(_text(path, root), filename=where)
+        tree = ast.parse(read_text(path, root), filename=where)
     except SyntaxError as exc:
         raise SourceError(f"{where}:{exc.lineno}: not Python that parses ({exc.msg})") from None
     assigned = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
@@ -231,7 +233,7 @@ def _read_setup_py(path: Path, root: Path, sources: Sources) -> None:
     for _number, line in enumerate(lines if isinstance(lines, list) else [lines]):
         if isinstance(line, str) and line.strip() and not line.strip().startswith("#"):
             origin = f"{where}:{getattr(node, 'lineno', 0)}"
-            sources.requirements.append(_requirement(line.strip(), origin, path.parent))
+            sources.requirements.append(requirement(line.strip(), origin, path.parent))
 
 
 def _mutated(tree, name: str) -> bool:
@@ -269,7 +271,7 @@ def _literal(node, assigned: dict, where: str, key: str, folder: Path | None = N
     names = sorted(names, key=lambda n: Path(n).name != "requirements.txt")
     if sources is not None and names and (folder / names[0]).is_file():
         included = Sources(files=sources.files)
-        _read_requirements(folder / names[0], root, included, constraint=False, depth=1)
+        read_requirements(folder / names[0], root, included, constraint=False, depth=1)
         sources.requirements.extend(included.requirements)
         sources.options.extend(included.options)
         return []
@@ -280,18 +282,18 @@ def _literal(node, assigned: dict, where: str, key: str, folder: Path | None = N
 def _has_cfg_requirements(path: Path) -> bool:
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read_string(_text(path, path.parent))
+        parser.read_string(read_text(path, path.parent))
     except (configparser.Error, SourceError):
         return True  # init reports the broken file rather than skipping it
     return parser.has_option("options", "install_requires")
 
 
 def _read_setup_cfg(path: Path, root: Path, sources: Sources) -> None:
-    where = _rel(path, root)
+    where = relative(path, root)
     sources.files.append(path)
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read_string(_text(path, root), source=where)
+        parser.read_string(read_text(path, root), source=where)
     except configparser.Error as exc:
         raise SourceError(f"{where}: not an INI file: {str(exc).splitlines()[0]}") from None
     if parser.has_option("options", "python_requires"):
@@ -300,7 +302,7 @@ def _read_setup_cfg(path: Path, root: Path, sources: Sources) -> None:
     for line in parser.get("options", "install_requires", fallback="").splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
-            sources.requirements.append(_requirement(line, f"{where}: install_requires", path.parent))
+            sources.requirements.append(requirement(line, f"{where}: install_requires", path.parent))
 
 
 def _toml(path: Path, root: Path) -> dict:
@@ -309,9 +311,9 @@ def _toml(path: Path, root: Path) -> dict:
     except ImportError:  # Python < 3.11
         import tomli as tomllib
     try:
-        return tomllib.loads(_text(path, root))
+        return tomllib.loads(read_text(path, root))
     except tomllib.TOMLDecodeError as exc:
-        raise SourceError(f"{_rel(path, root)}: not valid TOML: {exc}") from None
+        raise SourceError(f"{relative(path, root)}: not valid TOML: {exc}") from None
 
 
 def _has_project_dependencies(path: Path) -> bool:
@@ -323,7 +325,7 @@ def _has_project_dependencies(path: Path) -> bool:
 
 
 def _read_pyproject(path: Path, root: Path, sources: Sources) -> None:
-    where = _rel(path, root)
+    where = relative(path, root)
     sources.files.append(path)
     data = _toml(path, root)
     project = data.get("project")
@@ -335,7 +337,7 @@ def _read_pyproject(path: Path, root: Path, sources: Sources) -> None:
         if python:
             sources.python, sources.python_origin = python, f"{where}: tool.poetry python"
         for line in lines:
-            sources.requirements.append(_requirement(line, f"{where}: tool.poetry", path.parent))
+            sources.requirements.append(requirement(line, f"{where}: tool.poetry", path.parent))
         if skipped:
             sources.notes.append(f"{where}: not the project's own requirements, not installed: {', '.join(skipped)}")
         return
@@ -346,73 +348,4 @@ def _read_pyproject(path: Path, root: Path, sources: Sources) -> None:
         sources.python = project["requires-python"]
         sources.python_origin = f"{where}: requires-python"
     for line in project["dependencies"]:
-        sources.requirements.append(_requirement(str(line).strip(), f"{where}: dependencies", path.parent))
-
-
-# --- environment.yml -------------------------------------------------------------------------------
-
-_CONDA_SPEC = re.compile(r"^(?:[\w.-]+::)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?P<spec>[=<>!~][^\s]*)?")
-
-
-def conda_specifier(spec: str | None) -> str:
-    """A conda version spec as PEP 440: `=3.7` means 3.7.*, `==3.7.4` that version, a build string dropped."""
-    if not spec:
-        return ""
-    if re.match(r"^=[^=]", spec):
-        return f"=={spec[1:].split('=')[0].rstrip('*').rstrip('.')}.*"
-    if spec.startswith("=="):
-        return "==" + spec[2:].split("=")[0]
-    return spec
-
-
-def _read_environment_yml(path: Path, root: Path, sources: Sources) -> None:
-    """Its pip entries as requirements, its python entry as the Python wanted; conda packages noted."""
-    import yaml
-
-    where = _rel(path, root)
-    sources.files.append(path)
-    try:
-        data = yaml.safe_load(_text(path, root)) or {}
-    except yaml.YAMLError as exc:
-        raise SourceError(f"{where}: not valid YAML: {str(exc).splitlines()[0]}") from None
-    deps = data.get("dependencies") if isinstance(data, dict) else None
-    if not isinstance(deps, list):
-        raise SourceError(f"{where}: no dependencies list")
-    conda_only = []
-    for entry in deps:
-        if isinstance(entry, dict) and isinstance(entry.get("pip"), list):
-            for line in entry["pip"]:
-                _read_pip_entry(str(line).strip(), where, path, root, sources)
-        elif isinstance(entry, str):
-            match = _CONDA_SPEC.match(entry.strip())
-            if not match:
-                continue
-            name, spec = match.group("name"), conda_specifier(match.group("spec"))
-            if name == "python":
-                sources.python, sources.python_origin = spec or None, f"{where}: python"
-                sources.python_soft = True
-            elif name != "pip":
-                conda_only.append(Requirement(name + spec, f"{where}: conda", "conda", parse(name + spec, where)))
-    sources.requirements.extend(c for c in conda_only if _is_tensorflow(c.name))
-    others = [c.text for c in conda_only if not _is_tensorflow(c.name)]
-    if others:
-        sources.notes.append(f"{where}: conda packages are not pip requirements and are not installed: "
-                             f"{', '.join(others)}")
-
-
-def _read_pip_entry(line: str, where: str, path: Path, root: Path, sources: Sources) -> None:
-    option, value = _option(line)
-    if option in ("-r", "--requirement"):
-        _read_requirements(path.parent / value, root, sources, constraint=False, depth=1)
-    elif option in ("-e", "--editable"):
-        sources.requirements.append(_requirement(value, f"{where}: pip", path.parent, editable=True))
-    elif option in _INDEX_OPTIONS or option in _FLAG_OPTIONS:
-        sources.options.append(line)
-    elif line:
-        sources.requirements.append(_requirement(line, f"{where}: pip", path.parent))
-
-
-def _is_tensorflow(name: str | None) -> bool:
-    from builder.project.family import is_tensorflow
-
-    return bool(name) and is_tensorflow(name)
+        sources.requirements.append(requirement(str(line).strip(), f"{where}: dependencies", path.parent))

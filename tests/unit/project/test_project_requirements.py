@@ -175,7 +175,13 @@ def test_tf_of_the_line_is_provided_with_one_note(tmp_path, m):
     p = make_plan(tmp_path, m, "tensorflow-gpu==2.9.1\ntensorboard==2.9.0\nkeras==2.9.0\npandas\n")
     assert p.lines == ["pandas"] and not p.problems
     assert p.notes == ["tensorflow-gpu==2.9.1: tf29 provides 2.9.3, the same line with its GPU build",
-                       "tensorboard==2.9.0: tf29 provides tensorboard 2.9.1, the same line (its TensorFlow's own)"]
+                       "tensorboard==2.9.0: tf29 provides tensorboard 2.9.1 with TF 2.9.3 (its TensorFlow's own)"]
+
+
+def test_tensorboard_of_the_tf_line_is_the_environments(tmp_path, m):
+    p = make_plan(tmp_path, m, "tensorflow==2.4.1\ntensorboard==2.4.1\n", env="tf24", os_name="ubuntu20.04")
+    assert not p.problems and p.provided["tensorboard"] == "2.8.0"  # TF 2.4 allows tensorboard~=2.4: tf24 has 2.8
+    assert p.notes[-1] == "tensorboard==2.4.1: tf24 provides tensorboard 2.8.0 with TF 2.4.4 (its TensorFlow's own)"
 
 
 def test_another_tf_line_is_refused_naming_the_environment(tmp_path, m):
@@ -208,3 +214,58 @@ def test_dash_e_dot_stands_for_the_projects_own_requirements_other_paths_are_ref
 def test_exact_pins_are_exempt_from_the_horizon(tmp_path, m):
     p = make_plan(tmp_path, m, "flask==1.1.2\npandas>=1.3\nscipy==1.9.*\n")
     assert p.exact == {"flask"} and p.lines == ["flask==1.1.2", "pandas>=1.3", "scipy==1.9.*"]
+
+
+def test_an_exact_pin_is_loosened_to_its_minor_then_major_line_then_any():
+    from builder.project.solve import relaxed
+
+    steps = [relaxed("opencv-python==4.1.1.26", level) for level in range(4)]
+    assert steps == ["opencv-python==4.1.*", "opencv-python==4.*", "opencv-python", None]
+    assert relaxed("apache-beam[gcp]==2.20.0; python_version > '3'", 2) == 'apache-beam[gcp]; python_version > "3"'
+    assert [relaxed("numpy>=2", level) for level in range(2)] == ["numpy", None]
+
+
+def test_uvs_explanations_become_the_why_of_each_conflict():
+    from builder.project.solve import _why
+
+    real = ("error: No solution found when resolving dependencies cause: Because opencv-python==4.12.0.88 depends "
+            "on numpy>=2,<2.3.0 and numpy<2, we can conclude that opencv-python==4.12.0.88 cannot be used.")
+    assert _why(real, "opencv-python") == ("opencv-python 4.12.0.88 needs numpy>=2,<2.3.0, the environment keeps "
+                                           "numpy<2")
+    tf = ("cause: Because tensorflow==2.9.3 depends on numpy>=1.20 and you require tensorflow==2.9.3, we can "
+          "conclude that you require numpy>=1.20.")
+    assert _why(tf, "numpy") == "tensorflow 2.9.3 needs numpy>=1.20"
+    wheels = ("cause: Because opencv-python==4.1.1.26 has no wheels with a matching Python ABI tag (e.g., `cp38`) "
+              "and you require opencv-python==4.1.1.26, we can conclude that your requirements are unsatisfiable.")
+    assert _why(wheels, "opencv-python") == ("opencv-python==4.1.1.26 has no wheels with a matching Python ABI tag "
+                                             "(e.g., `cp38`)")
+
+
+def test_requires_python_upper_bounds_are_read_from_the_locked_files_metadata(tmp_path):
+    """PEP 658 metadata served on 127.0.0.1: a file that excludes the image's Python is named; others pass."""
+    import functools
+    import http.server
+    import threading
+
+    from builder.project import metadata
+
+    (tmp_path / "dataclasses-0.8-py3-none-any.whl.metadata").write_text(
+        "Metadata-Version: 2.1\nName: dataclasses\nVersion: 0.8\nRequires-Python: >=3.6, <3.7\n\nbody\n")
+    (tmp_path / "six-1.16.0-py2.py3-none-any.whl.metadata").write_text(
+        "Metadata-Version: 2.1\nName: six\nVersion: 1.16.0\nRequires-Python: >=2.7, !=3.0.*\n")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    pylock = {"packages": [
+        {"name": "dataclasses", "version": "0.8", "wheels": [{"url": f"{base}/dataclasses-0.8-py3-none-any.whl"}]},
+        {"name": "six", "version": "1.16.0", "wheels": [{"url": f"{base}/six-1.16.0-py2.py3-none-any.whl"}]},
+        {"name": "gone", "version": "1", "wheels": [{"url": f"{base}/gone-1-py3-none-any.whl"}]},  # 404: not judged
+        {"name": "termcolor", "version": "1.1.0", "sdist": {"url": f"{base}/termcolor-1.1.0.tar.gz"}},
+    ]}
+    try:
+        assert metadata.python_misfits(pylock, "3.9.2") == [("dataclasses", "0.8", ">=3.6, <3.7")]
+        assert metadata.python_misfits(pylock, "3.6.9") == []
+    finally:
+        server.shutdown()
