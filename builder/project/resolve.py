@@ -202,11 +202,10 @@ def resolve(project: Project, m: Matrix, target: Target, index_url: str | None =
             the_plan.notes += [f"{n} {v} requires Python {spec} (the image has {family.python_version(target)}): "
                                f"another release of it is taken" for n, v, spec in misfits]
     note = solve.source_build_note(solve.source_builds(pylock), target, project.apt)
-    for name, version in added:
-        key = normalize(name)
-        if key in pins:
-            notes.append(f"{name} {version} replaces {target.env.name}'s {pins[key]} (it fits what TensorFlow "
-                         f"{target.env.tensorflow} and its packages declare)")
+    moved = [f"{n} {v} (was {pins[normalize(n)]})" for n, v in added if normalize(n) in pins]
+    if moved:
+        notes.append(f"installed over {target.env.name}'s own, fitting what TensorFlow {target.env.tensorflow} and "
+                     f"its packages declare: {', '.join(moved)}")
     return sorted(added, key=lambda p: normalize(p[0])), notes + ([note] if note else [])
 
 

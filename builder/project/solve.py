@@ -132,6 +132,9 @@ def blame(stderr: str, plan: Plan, done: set[str], relaxed_keys: set[str] = froz
     One already relaxed comes first: its bound was not the problem, so it goes."""
     text = " ".join(stderr.split())
     candidates = []
+    failed = re.search(r"Failed to build `(?P<name>[^`=]+)==", text)
+    if failed and normalize(failed.group("name")) in plan.by_name and normalize(failed.group("name")) not in done:
+        candidates.append(normalize(failed.group("name")))
     for match in re.finditer(rf"you require (?P<what>(?:{_NAME}(?:\[[^\]]*\])?{_SPEC}?(?:, | and )?)+)", text):
         for name in re.findall(rf"({_NAME})(?:\[[^\]]*\])?{_SPEC}?", match.group("what")):
             key = normalize(name)
@@ -155,6 +158,9 @@ def _why(text: str, name: str) -> str:
     if match:
         pkg = f"{match.group('pkg')} {match.group('ver')}" if match.group("ver") else match.group("pkg")
         return f"{pkg} needs {match.group('dep')}{match.group('spec')}"
+    match = re.search(r"Failed to build `(?P<what>[^`=]+)==(?P<ver>[^`]+)`", text)
+    if match:
+        return f"{match.group('what')} {match.group('ver')} does not build here (its setup fails for this Python)"
     match = re.search(rf"(?P<what>{_NAME})==(?P<ver>\S+) has invalid metadata", text)
     if match:
         return f"{match.group('what')} {match.group('ver')}'s published metadata is invalid (uv cannot read it)"
