@@ -81,7 +81,8 @@ def build_options(f):
         click.option("--apt-mirror", metavar="URL",
                      help="apt mirror, e.g. http://mirror.example.org/debian (TFENV_APT_MIRROR)."),
         click.option("--ca-cert", type=click.Path(dir_okay=False), metavar="FILE",
-                     help="PEM certificate(s) to trust during the build: TLS proxy, local mirror (TFENV_CA_CERT)."),
+                     help="PEM certificate(s) apt and pip trust during the build: TLS proxy, local mirror; the image "
+                          "does not keep them (TFENV_CA_CERT)."),
         click.option("--no-cache", is_flag=True, help="Do not use the layer cache."),
         click.option("--pull/--no-pull", default=None,
                      help="Always pull the base image / never pull it (default: pull only when missing)."),
@@ -98,17 +99,13 @@ def make_build_options(kwargs: dict, *, repo: str | None, jupyter: bool, push: b
     from builder.docker import images
 
     given = {key: kwargs.get(key) for key in ("base_image", "pip_index_url", "apt_mirror", "ca_cert")}
-    for key, value in given.items():
-        if value is not None:
-            config.check(key, value, "--" + key.replace("_", "-"))
-    settings = config.defaults(repo=repo, **given)
-    if settings["ca_cert"] and not given["ca_cert"]:  # from TFENV_CA_CERT or the config file: say which
-        source = config.effective({}, keys=("ca_cert",))["ca_cert"].source
-        images.read_ca_cert(settings["ca_cert"], source if source.startswith("TFENV_") else f"{source}: ca_cert")
-    return images.BuildOptions(repo=settings["repo"], jupyter=jupyter, push=push, no_cache=kwargs["no_cache"],
-                               pull=kwargs["pull"], base_image=settings["base_image"],
-                               pip_index_url=settings["pip_index_url"], apt_mirror=settings["apt_mirror"],
-                               ca_cert=settings["ca_cert"])
+    settings = config.effective({**given, "repo": repo}, keys=("repo", *given))  # once, each with its source
+    ca = settings["ca_cert"]
+    ca_pem = images.read_ca_cert(ca.value, config.where(ca, "ca_cert")) if ca.value else None  # read once
+    return images.BuildOptions(repo=settings["repo"].value, jupyter=jupyter, push=push, no_cache=kwargs["no_cache"],
+                               pull=kwargs["pull"], base_image=settings["base_image"].value,
+                               pip_index_url=settings["pip_index_url"].value, apt_mirror=settings["apt_mirror"].value,
+                               ca_cert=ca.value, ca_pem=ca_pem)
 
 
 def default_repo(repo: str | None) -> str | None:

@@ -9,6 +9,11 @@ import click
 from builder.commands import common
 from builder.commands.common import load_matrix
 from builder.core.errors import ChecksFailed, TfenvError
+from builder.diagnose import i18n
+
+# --lang of explain and doctor; without it the locale (LC_ALL, LC_MESSAGES, LANG; Windows: the UI language).
+lang_option = click.option("--lang", type=click.Choice(i18n.LANGUAGES), metavar="|".join(i18n.LANGUAGES),
+                           help="The language of the report (default: the locale's, else English).")
 
 
 @click.command("doctor")
@@ -20,9 +25,15 @@ from builder.core.errors import ChecksFailed, TfenvError
               help="Write the standalone doctor (one file, Python 3.6+, facts inside; --explain LOG too), and exit.")
 @click.option("--write-facts", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write the matrix facts as JSON (doctor-facts.json beside doctor.py), and exit.")
+@lang_option
 @click.pass_context
-def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_facts):
+def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_facts, lang):
     """Check GPU, driver, CUDA libraries, Python, WSL2 and Docker for an environment; say what to fix."""
+    with i18n.using(i18n.choose_language(lang)):
+        _doctor(ctx, env_name, as_json, do_import, write_standalone, write_facts)
+
+
+def _doctor(ctx, env_name, as_json, do_import, write_standalone, write_facts):
     from builder import doctor
     from builder.matrix.facts import facts_from_matrix
 
@@ -48,7 +59,7 @@ def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_fa
         raise TfenvError(str(exc)) from None
     click.echo(doctor.format_json(report) if as_json else doctor.format_text(report, facts), nl=False)
     if report.failed:
-        raise ChecksFailed(f"{len(report.failed)} doctor check(s) failed; the fixes are above")
+        raise ChecksFailed(i18n.t("{count} doctor check(s) failed; the fixes are above", count=len(report.failed)))
 
 
 @click.command("explain")
@@ -58,14 +69,20 @@ def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_fa
               help="The platform the log comes from (default: inferred from the log).")
 @click.option("--tf", "tf_version", metavar="VERSION", help="The TensorFlow version (default: inferred).")
 @click.option("--cuda", "cuda_version", metavar="VERSION", help="The CUDA version installed (default: inferred).")
+@lang_option
 @click.pass_context
-def explain_command(ctx, source, as_json, platform, tf_version, cuda_version):
+def explain_command(ctx, source, as_json, platform, tf_version, cuda_version, lang):
     """Read a TensorFlow log, traceback or console session (FILE, or stdin when piped) and explain each problem,
     root cause first: what went wrong, the lines it shows, the fix for that platform, and the tfenv way.
 
     Offline. Exit status 0 when something was explained, 1 when nothing was recognised, 2 for input that is
     not a readable text log.
     """
+    with i18n.using(i18n.choose_language(lang)):
+        _explain(ctx, source, as_json, platform, tf_version, cuda_version)
+
+
+def _explain(ctx, source, as_json, platform, tf_version, cuda_version):
     import sys
 
     from builder import diagnose
@@ -96,17 +113,20 @@ def _print_rich(result) -> None:
     from rich.console import Console
     from rich.markup import escape
 
+    from builder.diagnose.i18n import t
     from builder.diagnose.report import UNDECIDED, context_line
 
     console = Console(highlight=False)
-    console.print(f"[dim]Read {result.log.line_count} line(s): {escape(context_line(result.context))}.[/dim]")
+    read = t("Read {count} line(s): {context}.", count=result.log.line_count, context=context_line(result.context))
+    console.print(f"[dim]{escape(read)}[/dim]")
     if not result.findings:
-        console.print(f"\n[yellow]{escape(UNDECIDED)}[/yellow]")
+        console.print(f"\n[yellow]{escape(t(UNDECIDED))}[/yellow]")
     for i, f in enumerate(result.findings, 1):
         colour = "green" if f.harmless else "bold red" if i == 1 else "red"
         console.print(f"\n[{colour}]{i}. {escape(f.title)}[/{colour}] [dim]\\[{f.id}][/dim]")
         for n in f.evidence:
-            console.print(f"   [dim]line {n}:[/dim] [cyan]{escape(result.log.line_text(n))}[/cyan]")
-        for label, body in (("why", f.cause), ("fix", f.fix), ("tfenv", f.tfenv)):
+            where = t("line {number}: {text}", number=n, text="").rstrip()  # the line's own text in its colour
+            console.print(f"   [dim]{escape(where)}[/dim] [cyan]{escape(result.log.line_text(n))}[/cyan]")
+        for label, body in ((t("why"), f.cause), (t("fix"), f.fix), (t("tfenv"), f.tfenv)):
             if body:
                 console.print(f"   [bold]{label}:[/bold] {escape(body)}")

@@ -41,7 +41,7 @@ def wsl_command(ctx, env, distro, windows, output):
 def windows_command(ctx, env, output):
     """Write setup.ps1, which installs ENV natively on 64-bit Windows 10/11 into a venv (TF 2.5-2.10 from pip
     alone; TF 2.2-2.4 guided through NVIDIA's CUDA installer and the cuDNN zip). Run it with
-    `powershell -ExecutionPolicy Bypass -File .\\setup.ps1`. The renders are committed under windows/."""
+    `powershell -NoProfile -ExecutionPolicy Bypass -File .\\setup.ps1`. The renders are committed under windows/."""
     from builder.core import files
     from builder.render import windows
 

@@ -134,7 +134,8 @@ def effective(options: Mapping[str, str | None] | None = None, environ: Mapping[
     result = {}
     for key in keys:
         if options.get(key) is not None:
-            result[key] = Setting(options[key], option_names.get(key, "--" + key.replace("_", "-")))
+            option = option_names.get(key, "--" + key.replace("_", "-"))
+            result[key] = Setting(check(key, options[key], option), option)
             continue
         found = None
         for var in (ENV_VARS[key], FALLBACK_ENV.get(key)):
@@ -148,6 +149,11 @@ def effective(options: Mapping[str, str | None] | None = None, environ: Mapping[
                 found = Setting(from_file[key], f"config file {path}")
         result[key] = found or Setting(None, "default: the matrix's" if key in ("repo", "base_image") else "not set")
     return result
+
+
+def where(setting: Setting, key: str) -> str:
+    """How an error names a setting: the option or variable itself, or the config file and its key."""
+    return f"{setting.source}: {key}" if setting.source.startswith("config file") else setting.source
 
 
 def defaults(**options: str | None) -> dict[str, str | None]:

@@ -34,6 +34,7 @@ class Fact:
 class Context:
     def __init__(self):
         self.platform = Fact("")  # windows / wsl1 / wsl2 / linux / '' (unknown)
+        self.posix = Fact(False)  # a Unix shell prompt or Linux paths: Linux or WSL, the log cannot tell which
         self.container = Fact(False)
         self.tf = Fact("")  # a TF line: '2.9'
         self.tf_candidates = []  # TF lines the libraries it asked for fit, newest first
@@ -56,8 +57,8 @@ class Context:
 
     @property
     def linux_like(self):
-        """Linux advice applies (Linux, WSL, a container)."""
-        return self.platform.value in ("linux", "wsl1", "wsl2") or bool(self.container)
+        """Linux advice applies (Linux, WSL, a container, or Unix paths where the rest cannot tell)."""
+        return self.platform.value in ("linux", "wsl1", "wsl2") or bool(self.container) or bool(self.posix)
 
     def env(self):
         return self.envs[0] if self.envs else ""
@@ -83,6 +84,9 @@ def infer(log, facts=None, platform=None, tf=None, cuda=None):
     ctx.facts = facts
     ctx.container = _container(log)
     ctx.platform = Fact(platform, 0, "given") if platform else _platform(log, bool(ctx.container))
+    shell = log.first("linux_shell")
+    if shell and not ctx.platform:
+        ctx.posix = Fact(True, shell.line, "a Unix prompt or path")
     if ctx.container and not ctx.platform:
         ctx.platform = Fact("linux", ctx.container.line, "inside a container")
     ctx.cuda_wanted = _cuda_wanted(log)
@@ -101,7 +105,8 @@ def _platform(log, container=False):
     ev = log.first("kernel_wsl1")
     if ev:
         return Fact("wsl1", ev.line, "kernel " + ev.groups[0])
-    for kind in ("kernel_wsl2", "wsl_lib", "dev_dxg"):
+    # libcuda.so.1 as a plain copy, not a link: only the Windows driver's WSL libraries are shipped that way
+    for kind in ("kernel_wsl2", "wsl_lib", "dev_dxg", "wsl_not_symlink"):
         ev = log.first(kind)
         if ev:
             return Fact("wsl2", ev.line, "WSL2 kernel" if kind == "kernel_wsl2" else "WSL2 path")
@@ -118,6 +123,12 @@ def _platform(log, container=False):
     if ev and not container and not log.has("nvrm", "linux_driver_pkg", "kernel_version", "dll_name", "smi_header"):
         return Fact("wsl2", ev.line, "the unversioned libcuda.so is missing, which a Linux driver always installs: "
                                      "WSL 2 assumed")
+    ev = log.first("wheel_platform")
+    if ev and not log.has("so_name", "dll_name"):
+        if ev.groups[0].startswith("win"):
+            return Fact("windows", ev.line, "a Windows wheel (" + ev.groups[0] + ")")
+        if "linux" in ev.groups[0]:
+            return Fact("linux", ev.line, "a Linux wheel (" + ev.groups[0] + ")")
     win = [ev for kind in ("dll_load_failed", "win_error_126", "store_python", "dll_name", "win_path")
            for ev in log.all(kind)[:20]]
     lin = log.all("so_name")[:20]

@@ -165,11 +165,13 @@ class _LineIndex:
 
 
 def _on_lines(text, pattern, lines, span):
-    """Matches starting on each of `lines`, in text order; with span a match may run into the next line."""
+    """Matches starting on each of `lines`, in text order; with span a match may run into the next `span` lines."""
     for start, end in lines:
         stop = end
-        if span and end < len(text):
-            stop = text.find("\n", end + 1)
+        for _ in range(span):
+            if stop >= len(text):
+                break
+            stop = text.find("\n", stop + 1)
             stop = len(text) if stop < 0 else stop
         for m in pattern.finditer(text, start, stop):
             if m.start() > end:

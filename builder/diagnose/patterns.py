@@ -13,14 +13,14 @@ _META = re.compile(r"[\\.^$*+?{}\[\]|()]")
 
 def _p(pattern, *needles, **options):
     """A pattern and the literals one of which its line must contain (default: the pattern's literal start).
-    The text is scanned for needles with str.find and the pattern runs on those lines only; span=True lets a
-    match run on into the next line (a paste that wrapped the message)."""
+    The text is scanned for needles with str.find and the pattern runs on those lines only; span=N lets a
+    match run on into the next N lines (True: one; a paste that wrapped the message)."""
     if not needles:
         literal = pattern[: _META.search(pattern).start()] if _META.search(pattern) else pattern
         if len(literal) < 4:
             raise ValueError("name the needles of " + pattern)
         needles = (literal,)
-    return re.compile(pattern), needles, bool(options.get("span"))
+    return re.compile(pattern), needles, int(options.get("span") or 0)
 
 
 _CI = ("hostedtoolcache", "##[error]", "/home/runner/work/", "/home/travis/")
@@ -60,6 +60,7 @@ PATTERNS = [
     ("no_driver_running", _p(r"kernel driver does not appear to be running on this host \(([^)\n]{0,100})\)"
                              r"(?::\s*([^\n]{0,200}))?")),
     ("dev_missing", _p(r"(/dev/nvidia\d*|/dev/dxg) does not exist", 'does not exist')),
+    ("dev_missing", _p(r"cannot access '(/dev/dxg|/dev/nvidia\d*)'", "cannot access '/dev/")),
     ("diag_host", _p(r"(?:retrieving CUDA diagnostic information for host|cuda_diagnostics\.cc:\d{1,4}\] hostname): "
                      r"(\S{1,100})", "retrieving CUDA diagnostic", "] hostname: ")),
     ("libcuda_version", _p(r"libcuda reported version is:\s*([^\n]{0,120})")),
@@ -96,10 +97,11 @@ PATTERNS = [
     ("no_kernel_image", _p(r"(no kernel image is available for execution on the device|device kernel image is invalid)",
                            'kernel image')),
     ("gpu_none", _p(r"(GPU is NOT AVAILABLE|GPU (?:is )?not available|Num GPUs Available:?\s*0\b|"
-                    r"No GPU (?:found|detected))",
-                    'GPU is NOT', 'GPU not available', 'GPU is not available', 'GPUs Available', 'No GPU ')),
-    ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)\)?\s*\n(?:>>> )?\[\]", "list_physical_devices(",
-                    span=True)),
+                    r"No GPU (?:found|detected)|GPU[\w ]{0,20}(?:[Aa]vailable|devices|list)\??:? ?\[\])",
+                    'GPU is NOT', 'GPU not available', 'GPU is not available', 'GPUs Available', 'No GPU ', ': []')),
+    # `print(tf.config.list_physical_devices('GPU'))` answered by `[]`, perhaps after a version line
+    ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)[^\n]{0,120}\n(?:[^\n]{0,40}\n)?(?:>>> )?\[\]",
+                    "list_physical_devices(", span=2)),
     ("ci", _p(r"(/opt/hostedtoolcache|##\[error\]|/home/runner/work/|/home/travis/)", *_CI)),
     ("gpus_available", _p(r"Num GPUs Available:?\s*(\d+)", 'GPUs Available')),
     # cuDNN
@@ -147,6 +149,9 @@ PATTERNS = [
     # tensorflow-gpu 2.11+ on an index: a placeholder sdist that refuses to build
     ("tf_gpu_placeholder", _p(r"tensorflow[-_]gpu-(2\.(?:1[1-9]|[2-9]\d)[\w.]{0,10})\.tar\.gz", "tensorflow-gpu-",
                               "tensorflow_gpu-")),
+    # pip failing to write a file: with the Store Python's deep package folder, Windows' 260-character limit
+    ("pip_oserror", _p(r"Could not install packages due to an (?:OSError|EnvironmentError)",
+                       "Could not install packages due to")),
     ("not_supported_wheel", _p(r"(tensorflow[\w.-]{0,80}\.whl) is not a supported wheel", 'is not a supported wheel')),
     # the CPU
     ("illegal_instruction", _p(r"Illegal instruction")),
@@ -154,8 +159,18 @@ PATTERNS = [
     ("illegal_instruction", _p(r"(0xC000001D|-1073741795|3221225501)", "0xC000001D", "0xc000001d", "-1073741795",
                                "3221225501")),
     ("avx_missing", _p(r"compiled to use AVX instructions, but these aren't available")),
-    ("dll_init_failed", _p(r"(?:DLL\)|dynamic link library) initialization routine failed",
-                           'initialization routine failed')),
+    # ERROR_DLL_INIT_FAILED (1114) in Windows' own words: English, German, French, Chinese
+    ("dll_init_failed", _p(r"(?:(?:DLL\)|dynamic link library) initialization routine failed|"
+                           r"DLL-Initialisierungsroutine ist fehlgeschlagen|routine d'initialisation d'une biblioth|"
+                           r"动态链接库\(DLL\)初始化例程失败)",
+                           'initialization routine failed', 'DLL-Initialisierungsroutine', "routine d'initialisation",
+                           '初始化例程失败')),
+    # a DLL load failure inside another package's extension, named by the traceback: protobuf's C extension
+    ("protobuf_ext", _p(r"(google[/\\.]protobuf[/\\.]pyext|while importing _message)", "protobuf",
+                        "importing _message")),
+    # a traceback frame inside another package that ships compiled extensions (Cython .pyx/.pxd frames too)
+    ("ext_frame", _p(r"(?:[\\/]|File \")(h5py|numpy|scipy|grpc|cv2)[\\/][\w\\/.]{0,80}\.(?:py|pyx|pxd)\"",
+                     'h5py', 'numpy', 'scipy', 'grpc', 'cv2')),
     # memory
     ("oom", _p(r"(OOM when allocating tensor[^\n]{0,160}|ResourceExhaustedError|ran out of memory trying to "
                r"allocate [^\n]{0,40}|CUDA_ERROR_OUT_OF_MEMORY|failed to allocate [\d.]{1,10} ?[KMG]?i?B[^\n]{0,80}"
@@ -185,6 +200,10 @@ PATTERNS = [
     ("compose_prefix", _p(r"(?m)^([\w.-]{1,60}_\d{1,3})\s+\|", ' | ', ' |\t')),
     ("store_python", _p(r"(PythonSoftwareFoundation\.Python\.3\.\d+|WindowsApps\\python|LocalCache\\local-packages)",
                         'PythonSoftwareFoundation', 'WindowsApps\\python', 'LocalCache\\local-packages')),
+    # a Unix shell prompt (user@host:~$) or absolute Linux paths
+    ("linux_shell", _p(r"(\w[\w.-]{0,40}@[\w.-]{1,60}:[~/][^\n$#]{0,80}[$#] |"
+                       r"(?<![\w:])/(?:home|usr/local|usr/lib|opt|root|etc|proc|sys|dev|var/lib)/)",
+                       "@", "/home/", "/usr/", "/opt/", "/root/", "/etc/", "/proc/", "/sys/", "/dev/", "/var/lib/")),
     ("python_path", _p(r"[/\\](?:python|Python|lib/python)(3\.?\d{1,2})[/\\]",
                        'ython3')),
     ("python_banner", _p(r"Python (3\.\d{1,2})\.\d{1,2}[ \n]", 'Python 3.')),
@@ -192,9 +211,15 @@ PATTERNS = [
                       *_TF_NEEDLES)),
     ("tf_version", _p(r"tf\.__version__[^\n]{0,10}?\n?[^\n]{0,10}?'?(\d\.\d{1,2}\.\d{1,2})\b", "__version__",
                       span=True)),
+    # a command printing tf.__version__ among other things, answered by a bare version line
+    ("tf_version", _p(r"tf\.__version__[^\n]{0,200}\n\s{0,4}'?(\d\.\d{1,2}\.\d{1,2})'?\s*(?:\n|$)", "__version__",
+                      span=1)),
     # `pip show tensorflow`: "Name: tensorflow" then "Version: 2.12.0"
     ("tf_version", _p(r"Name: tensorflow[\w-]{0,12}\s*\n[^\n]{0,8}Version: (\d\.\d{1,2}(?:\.\d{1,2})?)\b",
                       span=True)),
+    # a wheel's platform tag names the OS pip ran on
+    ("wheel_platform", _p(r"-(win_amd64|win32|manylinux\w{0,30}|linux_x86_64|macosx_\w{1,30})\.whl",
+                          "win_amd64.whl", "win32.whl", "manylinux", "linux_x86_64.whl", ".whl")),
     ("tf_intel", _p(r"tensorflow[-_]intel", 'tensorflow-intel', 'tensorflow_intel')),
     ("tf_core", _p(r"tensorflow_core[/\\]")),
     ("dso_loader", _p(r"(tensorflow/stream_executor|tensorflow/compiler/xla/stream_executor|tensorflow/tsl|"
@@ -213,8 +238,9 @@ CONTAINER = [
                            "unsatisfied condition:")),
     ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
                      r"error: ([^\n\\\"]{0,200})", "nvidia-container-cli: ")),
-    ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-cli): (?:no such file or directory|"
-                            r"executable file not found)", "nvidia-container-runtime-hook:", "nvidia-container-cli:")),
+    ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-cli)\\{0,3}\"?: (?:no such file or "
+                            r"directory|executable file not found)", "nvidia-container-runtime-hook",
+                            "nvidia-container-cli:")),
     ("compose_gpu_key", _p(r"(Unsupported config option for services\.[\w.-]{1,60}: '(?:runtime|gpus|device_requests)'|"
                            r"Additional propert(?:y|ies) [^\n]{0,60}'(?:devices|gpus|device_requests|capabilities)'"
                            r"[^\n]{0,40}(?:is not allowed|was unexpected))",
@@ -242,7 +268,7 @@ NGC = [
 # WSL2: glibc ldconfig's warning about the Windows driver's plain copies (elf/ldconfig.c "%s is not a symbolic
 # link"), and the GPU paravirtualisation pieces (libdxcore.so, /dev/dxg, /usr/lib/wsl/lib).
 WSL = [
-    ("wsl_not_symlink", _p(r"(/usr/lib/wsl/lib/lib\w{1,40}\.so[\d.]{0,12}) is not a symbolic link",
+    ("wsl_not_symlink", _p(r"((?:/usr/lib/wsl/lib/)?libcuda\.so[\d.]{0,12}) is not a symbolic link",
                            "is not a symbolic link")),
     # the unversioned libcuda.so, which the Linux driver always installs but WSL's ldconfig skips (a copy, not a
     # link): cuDNN 8's sub-libraries and bitsandbytes dlopen exactly that name
@@ -283,9 +309,10 @@ DRIVER = [
 # absl log_message; the shell's and Python's own words for a crash).
 FATAL = [
     ("fatal", _p(r"(?m)((?:\] |: |^)F(?:\d{4} [\d:.]{8,30}\s{1,8}\d{1,8})?\s{1,4}[\w/.-]{1,160}\.cc:\d{1,5}\]"
-                 r"[^\n]{0,160}|Check failed: [^\n]{0,160}|Aborted \(core dumped\)|Segmentation fault[^\n]{0,40}|"
-                 r"Fatal Python error: [^\n]{0,80})",
-                 ": F ", "] F ", "F tensorflow/", "F external/", "F0000 ", "Check failed", "Aborted (core dumped)",
+                 r"[^\n]{0,160}|Check failed: [^\n]{0,160}|Aborted \(core dumped\)|^Aborted\s*$|"
+                 r"Segmentation fault[^\n]{0,40}|Fatal Python error: [^\n]{0,80}|"
+                 r"exit code -10737\d{5} \(0xC0000(?:005|409|374)\))",
+                 ": F ", "] F ", "F tensorflow/", "F external/", "F0000 ", "Check failed", "Aborted", "(0xC0000",
                  "Segmentation fault", "Fatal Python error")),
 ]
 

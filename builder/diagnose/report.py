@@ -1,10 +1,8 @@
 """The findings in order, root cause first, as plain text or JSON-ready data."""
 
-import textwrap
-
 from builder.diagnose import rules
 from builder.diagnose.context import infer
-from builder.diagnose.i18n import t
+from builder.diagnose.i18n import columns, t, wrap
 from builder.diagnose.parse import parse
 
 SCHEMA = 1
@@ -63,14 +61,14 @@ def format_text(diagnosis, width=100):
     out = [t("Read {count} line(s): {context}.", count=diagnosis.log.line_count,
              context=context_line(diagnosis.context))]
     if diagnosis.fatal_lines:
-        out += [""] + textwrap.wrap(t("The process stopped with a fatal error:"), width)
+        out += [""] + wrap(t("The process stopped with a fatal error:"), width)
         out += ["   " + t("line {number}: {text}", number=n, text=diagnosis.log.line_text(n))
                 for n in diagnosis.fatal_lines[:3]]
     if not diagnosis.explained:
-        out += [""] + textwrap.wrap(t(UNDECIDED), width)
+        out += [""] + wrap(t(UNDECIDED), width)
         if not diagnosis.findings:
             return "\n".join(out) + "\n"
-        out += [""] + textwrap.wrap(t("Also in the log, not the cause of the fatal error:"), width)
+        out += [""] + wrap(t("Also in the log, not the cause of the fatal error:"), width)
     headings = (("why", t("why")), ("fix", t("fix")), ("tfenv", t("tfenv")))
     for i, f in enumerate(diagnosis.findings, 1):
         out.append("")
@@ -80,6 +78,5 @@ def format_text(diagnosis, width=100):
         for key, label in headings:
             body = getattr(f, {"why": "cause"}.get(key, key))
             if body:
-                out += textwrap.wrap(body, width, initial_indent=f"   {label}: ",
-                                     subsequent_indent=" " * (len(label) + 5))
+                out += wrap(body, width, initial_indent=f"   {label}: ", subsequent_indent=" " * (columns(label) + 5))
     return "\n".join(out) + "\n"

@@ -48,10 +48,15 @@ class BuildOptions:
     base_image: str | None = None
     pip_index_url: str | None = None
     apt_mirror: str | None = None
-    ca_cert: str | None = None
+    ca_cert: str | None = None  # the path, for tools on the host (uv resolving a project's lock)
     no_cache: bool = False
     pull: bool | None = None  # None: pull the base only when it is missing; False: never; True: always
     push: bool = False
+    ca_pem: bytes | None = None  # its bytes, read once (here when only the path is given) for every build context
+
+    def __post_init__(self):
+        if self.ca_cert and self.ca_pem is None:
+            object.__setattr__(self, "ca_pem", read_ca_cert(self.ca_cert))
 
 
 @dataclass
@@ -118,9 +123,10 @@ def context_tar(dockerfile: str, ca_cert: bytes | None = None) -> io.BytesIO:
     return buf
 
 
-def build_args(base_image: str, options: BuildOptions) -> dict[str, str]:
-    """BASE_IMAGE always; the mirrors only when given, so an unset ARG leaves each tool's default."""
-    args = {"BASE_IMAGE": base_image}
+def build_args(base_image: str, options: BuildOptions, base_arg: str = "BASE_IMAGE") -> dict[str, str]:
+    """The image to build FROM (environment images: BASE_IMAGE, project images: TFENV_BASE) always; the
+    mirrors only when given, so an unset ARG leaves each tool's default."""
+    args = {base_arg: base_image}
     if options.apt_mirror:
         args["TFENV_APT_MIRROR"] = options.apt_mirror
     if options.pip_index_url:
@@ -338,9 +344,23 @@ def push(c, refs: list[str], display: Display) -> None:
 # --- the whole job: tfenv build ENV ---------------------------------------------------------------
 
 
+def build_stage(c, dockerfile: str, refs: list[str], options: BuildOptions, display: Display,
+                buildargs: dict[str, str], stage: str | None = None, what: str = "") -> StageResult:
+    """One image of a build: the context (Dockerfile and --ca-cert's bytes), the build, every ref tagged, and
+    the line that says how much came from the cache. Environment and project images both build here."""
+    display.start(f"{what} -> {refs[0]}")
+    built = run_build(c, context_tar(dockerfile, options.ca_pem), tag=refs[0], stage=stage, buildargs=buildargs,
+                      nocache=options.no_cache, display=display)
+    for ref in refs[1:]:
+        tag(c, built.image_id, ref)
+    built.refs = list(refs)
+    display.note(f"built {built.image_id[7:19]} ({built.cached}/{built.cacheable} steps cached, "
+                 f"{built.seconds:.0f} s): {', '.join(refs)}")
+    return built
+
+
 def build(matrix: Matrix, target: Target, options: BuildOptions, display: Display, c=None) -> BuildResult:
     """Render, build the tensorflow stage (and jupyter), tag both refs of each, push if asked."""
-    ca = read_ca_cert(options.ca_cert) if options.ca_cert else None
     c = c or daemon.client()
     repo = options.repo or matrix.image.repo
     base = resolve_base(c, target, options, display)
@@ -351,15 +371,8 @@ def build(matrix: Matrix, target: Target, options: BuildOptions, display: Displa
     try:
         for stage, jupyter in stages:
             refs = tags.image_refs(target, repo, jupyter=jupyter)
-            display.start(f"{target.key} stage {stage} -> {refs[0]}")
-            built = run_build(c, context_tar(dockerfile, ca), tag=refs[0], stage=stage, buildargs=args,
-                              nocache=options.no_cache, display=display)
-            for ref in refs[1:]:
-                tag(c, built.image_id, ref)
-            built.refs = refs
-            result.stages.append(built)
-            display.note(f"built {built.image_id[7:19]} ({built.cached}/{built.cacheable} steps cached, "
-                          f"{built.seconds:.0f} s): {', '.join(refs)}")
+            result.stages.append(build_stage(c, dockerfile, refs, options, display, args, stage=stage,
+                                             what=f"{target.key} stage {stage}"))
         if options.push:
             push(c, [r for s in result.stages for r in s.refs], display)
     finally:

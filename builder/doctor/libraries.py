@@ -2,6 +2,7 @@
 
 from typing import Dict, List, Optional, Tuple
 
+from builder.diagnose.i18n import t
 from builder.doctor.facts import env_order
 from builder.doctor.host import FAIL, OK, WARN, WSL_LIB, Check, Host, in_container, wsl_version
 from builder.doctor.libsearch import (
@@ -88,22 +89,25 @@ def check_libraries(facts: dict, env: str, host: Host) -> List[Check]:
         else:
             check = _library_check(f, host, search, shims, win, e)
             if name.lower().startswith(PROFILER_ONLY):
-                check.status, check.message = WARN, check.message + " (only the profiler loads it)"
-                check.fix = f"to profile, install CUDA {e['cuda_full']}'s CUPTI (TensorFlow runs without it)"
+                check.status, check.message = WARN, t("{message} (only the profiler loads it)", message=check.message)
+                check.fix = t("to profile, install CUDA {cuda}'s CUPTI (TensorFlow runs without it)",
+                              cuda=e["cuda_full"])
             checks.append(check)
     if absent:
-        checks.append(Check("lib:missing", FAIL, f"not found anywhere: {', '.join(absent)}",
-                            f"install CUDA {e['cuda_full']}'s libraries and cuDNN {e['cudnn']}, "
-                            f"or use the Docker image tfenv/tensorflow:{env}"))
+        checks.append(Check("lib:missing", FAIL, t("not found anywhere: {names}", names=", ".join(absent)),
+                            t("install CUDA {cuda}'s libraries and cuDNN {cudnn}, or use the Docker image {image}",
+                              cuda=e["cuda_full"], cudnn=e["cudnn"], image="tfenv/tensorflow:" + env)))
     fits = [n for n in fitting_envs(facts, host, search) if n != env] if checks else []
     for check in checks:
         if fits and check.status == FAIL and check.id != "lib:driver":
-            check.fix += f"; or use {fits[0]}, which fits the installed CUDA libraries"
-    note = f"; optional, not found: {', '.join(optional_missing)}" if optional_missing else ""
+            check.fix = t("{fix}; or use {env}, which fits the installed CUDA libraries", fix=check.fix, env=fits[0])
     total = len([1 for _, r in wanted_libs(facts, env, host) if r])
     status = FAIL if any(c.status == FAIL for c in checks) else OK
-    checks.insert(0, Check("libraries", status, f"{ok} of {total} libraries {env} loads are where the loader "
-                                                 f"looks ({search.how}){note}"))
+    fields = {"ok": ok, "total": total, "env": env, "how": search.how, "optional": ", ".join(optional_missing)}
+    message = (t("{ok} of {total} libraries {env} loads are where the loader looks ({how}); optional, not found: "
+                 "{optional}", **fields) if optional_missing
+               else t("{ok} of {total} libraries {env} loads are where the loader looks ({how})", **fields))
+    checks.insert(0, Check("libraries", status, message))
     return checks
 
 
@@ -114,8 +118,9 @@ def _library_check(f: Found, host: Host, search: LibSearch, shims, win: bool, e:
     if f.elsewhere:
         folder = _dirname(f.elsewhere[0])
         fix = (f"set PATH={folder};%PATH%" if win
-               else f"export LD_LIBRARY_PATH={folder}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}")
-        return Check(cid, FAIL, f"{name} is in {folder}, where the loader does not look", fix)
+               else f"export LD_LIBRARY_PATH={folder}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}")  # commands: no words
+        return Check(cid, FAIL, t("{name} is in {folder}, where the loader does not look", name=name, folder=folder),
+                     fix)
     shim = _shim_for(name, shims, win)
     if shim:
         stand_in = next((p for p in f.instead if _basename(p).lower() == shim[0].lower()), None)
@@ -123,17 +128,19 @@ def _library_check(f: Found, host: Host, search: LibSearch, shims, win: bool, e:
             folder = _dirname(stand_in)
             fix = (f'copy "{stand_in}" "{_join(host, folder, name)}"' if win
                    else f"ln -s {_basename(stand_in)} {_join(host, folder, name)}")
-            return Check(cid, FAIL, f"{name} not found; found {_basename(stand_in)} instead",
-                         f"{fix} (the link tfenv's {shim[1]} image tests)")
+            return Check(cid, FAIL, t("{name} not found; found {found} instead", name=name, found=_basename(stand_in)),
+                         t("{command} (the link tfenv's {env} image tests)", command=fix, env=shim[1]))
+    fields = {"name": name, "cuda": e["cuda_full"], "cudnn": e["cudnn"]}
     if f.instead:
         names = ", ".join(sorted({_basename(p) for p in f.instead}))
-        return Check(cid, FAIL, f"{name} not found; found {names} instead (another CUDA version)",
-                     f"install CUDA {e['cuda_full']}'s libraries and cuDNN {e['cudnn']} (they can live beside "
-                     "the other CUDA), or use the Docker image")
+        return Check(cid, FAIL, t("{name} not found; found {found} instead (another CUDA version)", found=names,
+                                  **fields),
+                     t("install CUDA {cuda}'s libraries and cuDNN {cudnn} (they can live beside the other CUDA), or "
+                       "use the Docker image", **fields))
     if driver:
-        fix = ("start the container with --gpus all" if in_container(host)
+        fix = (t("start the container with --gpus all") if in_container(host)
                else f"export LD_LIBRARY_PATH={WSL_LIB}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}" if wsl_version(host)
-               else "install the NVIDIA driver")
-        return Check(cid, FAIL, f"{name} (the NVIDIA driver) not found", fix)
-    return Check(cid, FAIL, f"{name} not found",
-                 f"install CUDA {e['cuda_full']}'s libraries and cuDNN {e['cudnn']}, or use the Docker image")
+               else t("install the NVIDIA driver"))
+        return Check(cid, FAIL, t("{name} (the NVIDIA driver) not found", name=name), fix)
+    return Check(cid, FAIL, t("{name} not found", name=name),
+                 t("install CUDA {cuda}'s libraries and cuDNN {cudnn}, or use the Docker image", **fields))

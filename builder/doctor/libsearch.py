@@ -6,6 +6,7 @@ import re
 import sys
 from typing import Dict, List
 
+from builder.diagnose.i18n import t
 from builder.diagnose.versions import dll_name  # noqa: F401  (the one soname -> DLL rule, re-exported)
 from builder.doctor.host import WSL_LIB, Host
 
@@ -62,7 +63,7 @@ class LibSearch:
 
 def linux_search(host: Host, facts: dict) -> LibSearch:
     cache: Dict[str, str] = {}
-    how = "LD_LIBRARY_PATH, the ld.so cache and the default folders"
+    how = t("LD_LIBRARY_PATH, the ld.so cache and the default folders")
     ldconfig = host.which("ldconfig") or next(
         (p for p in ("/sbin/ldconfig", "/usr/sbin/ldconfig") if host.root in ("", "/") and os.path.isfile(p)), None)
     r = host.run([ldconfig, "-p"]) if ldconfig else None
@@ -71,7 +72,7 @@ def linux_search(host: Host, facts: dict) -> LibSearch:
         cache = parse_ldconfig(r.out)
     else:
         conf_dirs = ld_conf_dirs(host)
-        how = "LD_LIBRARY_PATH, the ld.so.conf folders and the default folders"
+        how = t("LD_LIBRARY_PATH, the ld.so.conf folders and the default folders")
     loader = host.env_list("LD_LIBRARY_PATH") + conf_dirs + list(LINUX_DEFAULT_DIRS)
     other = [WSL_LIB, "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib"]
     for pattern in ("/usr/local/cuda*/lib64", "/usr/local/cuda*/lib", "/usr/local/cuda*/targets/*/lib",
@@ -102,7 +103,7 @@ def windows_search(host: Host) -> LibSearch:
         other += sorted(glob.glob(os.path.join(site, "nvidia", "*", "bin")))
     norm = {os.path.normcase(d) for d in loader}
     other = list(dict.fromkeys(d for d in other if os.path.normcase(d) not in norm))  # in order, once each
-    return LibSearch(list(dict.fromkeys(loader)), {}, other, "System32 and PATH")
+    return LibSearch(list(dict.fromkeys(loader)), {}, other, t("System32 and PATH"))
 
 
 def site_dirs(host: Host) -> List[str]:

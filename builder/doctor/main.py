@@ -1,4 +1,5 @@
-"""The standalone doctor's command line: `python doctor.py [--env ENV] [--json] [--import] [--explain FILE]`."""
+"""The standalone doctor's command line: `python doctor.py [--env ENV] [--json] [--import] [--explain FILE]
+[--lang en|zh-CN]`."""
 
 import argparse
 import json
@@ -6,6 +7,7 @@ import os
 import sys
 from typing import List, Optional
 
+from builder.diagnose import i18n
 from builder.doctor.host import DoctorError, Host
 from builder.doctor.report import diagnose, format_json, format_text
 
@@ -18,7 +20,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--facts", help="matrix facts JSON (from tfenv doctor --write-facts FILE)")
     parser.add_argument("--explain", metavar="FILE", help="explain a TensorFlow error log instead ('-': stdin)")
     parser.add_argument("--platform", choices=("windows", "wsl1", "wsl2", "linux"), help="with --explain: the log's")
+    parser.add_argument("--lang", choices=i18n.LANGUAGES, help="the report's language (default: the locale's)")
     args = parser.parse_args(argv)
+    with i18n.using(i18n.choose_language(args.lang)):
+        return _run(args)
+
+
+def _run(args) -> int:
     beside = os.path.dirname(os.path.abspath(sys.argv[0])) if sys.argv and sys.argv[0] else None
     try:
         from builder.doctor.facts import load_facts

@@ -3,6 +3,7 @@
 import json
 from typing import List, Optional
 
+from builder.diagnose.i18n import t
 from builder.doctor.checks import (
     check_cuda_max,
     check_driver,
@@ -72,10 +73,10 @@ def diagnose(facts: Optional[dict], host: Host, env: Optional[str] = None, do_im
         checks.append(check_python(facts, env, host))
         checks += check_libraries(facts, env, host)
     elif facts:
-        checks.append(Check("libraries", SKIP, "no target environment: pass --env ENV (or install TensorFlow)"))
+        checks.append(Check("libraries", SKIP, t("no target environment: pass --env ENV (or install TensorFlow)")))
     else:
-        checks.append(Check("facts", WARN, "no matrix facts: only the host was checked",
-                            "use `tfenv doctor`, or a copy from `tfenv doctor --write-standalone FILE`"))
+        checks.append(Check("facts", WARN, t("no matrix facts: only the host was checked"),
+                            t("use `tfenv doctor`, or a copy from `tfenv doctor --write-standalone FILE`")))
     checks += check_wsl(host)
     checks.append(check_docker(host, bool(info.gpus)))
     if do_import:
@@ -86,7 +87,8 @@ def diagnose(facts: Optional[dict], host: Host, env: Optional[str] = None, do_im
         if best:
             e = facts["envs"][best[0]]
             rec = {"env": best[0], "tensorflow": e["tensorflow"], "cuda": e["cuda_full"], "driver": info.gpus[0].driver,
-                   "note": "through CUDA 11 minor-version compatibility (no PTX JIT for newer PTX)" if best[1] else ""}
+                   "note": t("through CUDA 11 minor-version compatibility (no PTX JIT for newer PTX)") if best[1]
+                   else ""}
     host_info = {"platform": host.platform, "wsl": wsl_version(host), "container": in_container(host),
                  "python": ".".join(map(str, host.python)), "gpus": [g.as_dict() for g in info.gpus],
                  "cuda_max": info.cuda_max, "tensorflow": list(tf) if tf else None}
@@ -104,27 +106,35 @@ def _env_for_installed(facts: dict, host: Host, version: str) -> Optional[str]:
 
 
 def format_text(report: Report, facts: Optional[dict]) -> str:
-    lines = []
-    if report.env:
-        e = facts["envs"][report.env]
-        why = f", from the {report.env_reason}" if report.env_reason and report.env_reason != "--env" else ""
-        lines.append(f"tfenv doctor: {report.env} (TensorFlow {e['tensorflow']}, CUDA {e['cuda_full']}, "
-                     f"cuDNN {e['cudnn']}{why})")
-    else:
-        lines.append("tfenv doctor: host only (no target environment)")
+    lines = [_heading(report, facts)]
     width = max(len(c.id) for c in report.checks)
     for c in report.checks:
         lines.append(f"  {c.status.upper() if c.status == FAIL else c.status:<4}  {c.id:<{width}}  {c.message}")
         if c.fix and c.status in (WARN, FAIL):
-            lines.append(f"        {'':<{width}}  fix: {c.fix}")
+            lines.append(f"        {'':<{width}}  {t('fix')}: {c.fix}")
     rec = report.recommendation
     if rec:
-        note = f" {rec['note']}" if rec["note"] else ""
-        lines.append(f"recommended: {rec['env']} (TensorFlow {rec['tensorflow']}, CUDA {rec['cuda']}) is the newest "
-                     f"environment driver {rec['driver']} runs{note}")
+        fields = {"env": rec["env"], "tf": rec["tensorflow"], "cuda": rec["cuda"], "driver": rec["driver"],
+                  "note": rec["note"]}
+        lines.append(t("recommended: {env} (TensorFlow {tf}, CUDA {cuda}) is the newest environment driver {driver} "
+                       "runs {note}", **fields) if rec["note"] else
+                     t("recommended: {env} (TensorFlow {tf}, CUDA {cuda}) is the newest environment driver {driver} "
+                       "runs", **fields))
     n = len(report.failed)
-    lines.append(f"{n} check(s) failed" if n else "no check failed")
+    lines.append(t("{count} check(s) failed", count=n) if n else t("no check failed"))
     return "\n".join(lines) + "\n"
+
+
+def _heading(report: Report, facts: Optional[dict]) -> str:
+    if not report.env:
+        return t("tfenv doctor: host only (no target environment)")
+    e = facts["envs"][report.env]
+    fields = {"env": report.env, "tf": e["tensorflow"], "cuda": e["cuda_full"], "cudnn": e["cudnn"]}
+    installed = report.host.get("tensorflow")
+    if report.env_reason and report.env_reason != "--env" and installed:
+        return t("tfenv doctor: {env} (TensorFlow {tf}, CUDA {cuda}, cuDNN {cudnn}, from the installed {dist} "
+                 "{version})", dist=installed[0], version=installed[1], **fields)
+    return t("tfenv doctor: {env} (TensorFlow {tf}, CUDA {cuda}, cuDNN {cudnn})", **fields)
 
 
 def format_json(report: Report) -> str:

@@ -2,7 +2,8 @@
 3.6-3.13 (`python doctor.py --env tf29`, `python doctor.py --explain log.txt`).
 
 The file is a zip application: Python runs a zip archive given as the script, from its __main__.py. It holds
-the standard-library-only packages builder.diagnose and builder.doctor and the matrix facts as JSON."""
+the standard-library-only packages builder.diagnose (with its message catalogues, locale/*.json) and
+builder.doctor, and the matrix facts as JSON."""
 
 import io
 import json
@@ -29,7 +30,7 @@ def build(facts=None):
             for folder, dirs, files in sorted(os.walk(base)):
                 dirs[:] = sorted(d for d in dirs if d != "__pycache__")
                 for name in sorted(files):
-                    if name.endswith(".py"):
+                    if name.endswith((".py", ".json")):  # the modules and the message catalogues
                         path = os.path.join(folder, name)
                         arc = "builder/" + os.path.relpath(path, root).replace(os.sep, "/")
                         with open(path, "rb") as f:

@@ -89,6 +89,7 @@ class WindowsCuda:
     installer: WindowsInstaller | None = None
     cudnn_zip: str | None = None  # the file name NVIDIA's cuDNN archive (login required) has
     copies: tuple[Copy, ...] = ()
+    cudnn_dlls: tuple[str, ...] = ()  # cuDNN 8's parts, which its loader DLL opens at the first convolution
 
 
 @dataclass(frozen=True)

@@ -236,13 +236,14 @@ def _https(c: _Checker, value: Any, path: str) -> str:
 
 
 def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
-    m = c.mapping(raw, p, required=("source",), optional=("pip", "cudnn", "installer", "cudnn_zip", "copies"))
+    m = c.mapping(raw, p, required=("source",), optional=("pip", "cudnn", "installer", "cudnn_zip", "copies",
+                                                              "cudnn_dlls"))
     source = c.one_of(m["source"], f"{p}.source", ("pip", "installer"), "Windows CUDA source")
     needs = ("pip", "cudnn") if source == "pip" else ("installer", "cudnn_zip")
     for key in needs:
         if key not in m:
             c.fail(f"{p}.{key}", f"missing required key (source {source!r} needs {' and '.join(needs)})")
-    for key in sorted(set(m) - set(needs) - {"source", "copies"}):
+    for key in sorted(set(m) - set(needs) - {"source", "copies", "cudnn_dlls"}):
         c.fail(f"{p}.{key}", f"belongs to source {'installer' if source == 'pip' else 'pip'}, not {source!r}")
     installer = None
     if "installer" in m:
@@ -264,6 +265,7 @@ def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
         installer=installer,
         cudnn_zip=c.string(m["cudnn_zip"], f"{p}.cudnn_zip") if "cudnn_zip" in m else None,
         copies=tuple(copies),
+        cudnn_dlls=_dll_names(c, m.get("cudnn_dlls", []), f"{p}.cudnn_dlls"),
     )
 
 

@@ -25,15 +25,9 @@ def build(m: Matrix, project: config.Project, options, display: Display, build_e
     """Resolve (when tfenv.lock is missing or stale), then build: a conflict stops before any build."""
     if options.push:
         raise TfenvError("--push is for environment images; push a project image with `docker push`")
-    from builder.docker import images
-
-    if options.ca_cert:
-        images.read_ca_cert(options.ca_cert)  # a wrong path fails before resolving too
     c = client or daemon.client()
-    base_ref = image.env_image_ref(project, m, options.repo)
-    if not build_env and not daemon.has_image(c, base_ref):  # say so before resolving (network, seconds)
-        raise image.EnvImageMissing(f"the {project.environment}/{project.os} image {base_ref} is not built: "
-                                    f"{image.env_build_hint(project, options.repo, m.image.repo)}")
+    if not build_env:  # say so before resolving (network, seconds)
+        image.require_env_image(c, project, m, image.env_image_ref(project, m, options.repo), options.repo)
     project_lock, resolved = lock(m, project, options.pip_index_url, options.ca_cert)
     if resolved:
         for note in project_lock.notes:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from builder.core.errors import TfenvError
 from builder.core.progress import Display
@@ -18,8 +17,6 @@ from builder.matrix import tags
 from builder.matrix.model import Matrix, Target
 from builder.project.config import Project
 from builder.project.resolve import ProjectLock
-
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "project"
 
 
 class EnvImageMissing(daemon.ImageMissing):
@@ -51,12 +48,10 @@ def describe(project: Project, m: Matrix, lock: ProjectLock, repo: str | None = 
 
 
 def dockerfile(image: ProjectImage, m: Matrix) -> str:
-    import jinja2  # lazy: keeps `tfenv --help` fast
+    from builder.render.dockerfiles import jinja_env
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
     apt = apt_packages(image)
-    return env.get_template("Dockerfile.j2").render(
+    return jinja_env("project").get_template("Dockerfile.j2").render(
         name=image.name, env=image.target.env.name, base_ref=image.base_ref, apt=apt,
         added_git=len(apt) > len(image.apt), unpinned_apt=any("=" not in a for a in apt),
         apt_distro=image.target.os.family, pins=[p for p in image.lock.requirements() if " @ " not in p],
@@ -72,6 +67,13 @@ def apt_packages(image: ProjectImage) -> list[str]:
     if any(v.startswith("@ git+") for _, v in image.lock.pins) and not any(a.split("=")[0] == "git" for a in apt):
         apt.append("git")
     return apt
+
+
+def require_env_image(c, project: Project, m: Matrix, base_ref: str, repo: str | None) -> None:
+    """EnvImageMissing, with the command that builds it, unless the environment image is local."""
+    if not daemon.has_image(c, base_ref):
+        raise EnvImageMissing(f"the {project.environment}/{project.os} image {base_ref} is not built: "
+                              f"{env_build_hint(project, repo, m.image.repo)}")
 
 
 def env_build_hint(project: Project, repo: str | None = None, default_repo: str | None = None) -> str:
@@ -94,27 +96,16 @@ def build(project: Project, m: Matrix, image: ProjectImage, options, display: Di
     """Build the project image on its environment image (built first with --build-env when missing)."""
     from builder.docker import images
 
-    ca = images.read_ca_cert(options.ca_cert) if options.ca_cert else None
     c = c or daemon.client()
-    if not daemon.has_image(c, image.base_ref):
-        if not build_env:
-            raise EnvImageMissing(f"the {project.environment}/{project.os} image {image.base_ref} is not built: "
-                                  f"{env_build_hint(project, options.repo, m.image.repo)}")
+    if build_env and not daemon.has_image(c, image.base_ref):
         env_options = dataclasses.replace(options, jupyter=project.jupyter, push=False)
         images.build(m, image.target, env_options, display, c)
-    text = dockerfile(image, m)
-    args = {"TFENV_BASE": image.base_ref}
-    if options.apt_mirror:
-        args["TFENV_APT_MIRROR"] = options.apt_mirror
-    if options.pip_index_url:
-        args["PIP_INDEX_URL"] = options.pip_index_url
+    require_env_image(c, project, m, image.base_ref, options.repo)
     start = time.monotonic()
     try:
-        display.start(f"project {image.name} on {image.base_ref} -> {image.ref}")
-        built = images.run_build(c, images.context_tar(text, ca), tag=image.ref, buildargs=args,
-                                 nocache=options.no_cache, display=display)
-        display.note(f"built {built.image_id[7:19]} ({built.cached}/{built.cacheable} steps cached, "
-                     f"{built.seconds:.0f} s): {image.ref}")
+        built = images.build_stage(c, dockerfile(image, m), [image.ref], options, display,
+                                   images.build_args(image.base_ref, options, base_arg="TFENV_BASE"),
+                                   what=f"project {image.name} on {image.base_ref}")
     finally:
         display.finish()
     return ProjectBuild(image, built.image_id, built.cached, built.cacheable, time.monotonic() - start)

@@ -34,6 +34,15 @@ def jinja_env(kind: str):
     )
 
 
+def exit_codes(kind: str) -> list[dict]:
+    """The exit-code table of a PowerShell script (builder/templates/KIND/exit-codes.yaml): code, name,
+    meaning. The script's help, its $Exit table and the README are rendered from it."""
+    import yaml
+
+    rows = yaml.safe_load((paths.templates(kind) / "exit-codes.yaml").read_text(encoding="utf-8"))
+    return [{"code": int(r["code"]), "name": str(r["name"]), "meaning": str(r["meaning"])} for r in rows]
+
+
 def powershell_version(version: str) -> str:
     """A driver version as PowerShell's [version] parses it: it needs major.minor ("495" -> "495.0")."""
     return version if "." in version else version + ".0"

@@ -13,7 +13,7 @@ from builder.core import paths
 from builder.core.errors import TfenvError
 from builder.matrix.model import Env, Matrix
 from builder.render import lock
-from builder.render.dockerfiles import PIP_VERSION, jinja_env, powershell_version, wheel_lib_dirs
+from builder.render.dockerfiles import PIP_VERSION, exit_codes, jinja_env, powershell_version, wheel_lib_dirs
 from builder.render.generated import Generated
 
 HOOK_NAME = "tfenv-cuda-path.pth"
@@ -23,6 +23,10 @@ GUIDED_DLL_DIR = "tfenv/cuda/bin"
 # tests/slow/test_windows_wheels.py checks every wheel against it). Without Windows' long-path support,
 # site-packages plus this must stay under MAX_PATH (260), or pip fails halfway through TensorFlow.
 LONGEST_WHEEL_PATH = 170
+# Free space the script asks for before it starts (GB, rounded up from the sizes of the tf210 lock's
+# installed packages plus pip's cache of their wheels, and from NVIDIA's 2.5 GB installer plus what it unpacks).
+VENV_SPACE_GB = {"pip": 6, "installer": 4}
+DOWNLOAD_SPACE_GB = 6
 
 
 class WindowsScriptError(TfenvError):
@@ -157,6 +161,10 @@ def context(matrix: Matrix, env: Env, locks_root: Path | None = None) -> dict:
         "guided_dll_dir": GUIDED_DLL_DIR.replace("/", "\\"),
         "toolkit_cudart": _toolkit_cudart(env),
         "longest_wheel_path": LONGEST_WHEEL_PATH,
+        "cudnn_dlls": list(stack.cudnn_dlls),
+        "exit_codes": exit_codes("windows"),
+        "venv_space_gb": VENV_SPACE_GB[stack.source],
+        "download_space_gb": DOWNLOAD_SPACE_GB,
     }
 
 
@@ -168,7 +176,8 @@ def _toolkit_cudart(env: Env) -> str:
 
 def _no_quotes(values: dict) -> None:
     """The script puts matrix and lock values into single-quoted PowerShell strings: a quote would end one."""
-    for key in ("requirements", "dlls", "optional_dlls", "vc_runtime", "hook_dirs", "installer_components",
+    for key in ("requirements", "dlls", "cudnn_dlls", "optional_dlls", "vc_runtime", "hook_dirs",
+                "installer_components",
                 "installer_dll_dirs", "cudnn_zip", "installer_url", "copies"):
         items = values[key] if isinstance(values[key], list) else [values[key]]
         for item in items:

@@ -12,8 +12,13 @@ from builder.core import paths
 from builder.core.errors import TfenvError
 from builder.matrix.model import Env, Matrix, Target, unknown_name, version_key
 from builder.render import lock
-from builder.render.dockerfiles import PIP_VERSION, jinja_env, powershell_version, wheel_lib_dirs
+from builder.render.dockerfiles import PIP_VERSION, exit_codes, jinja_env, powershell_version, wheel_lib_dirs
 from builder.render.generated import Generated
+
+# Windows variables setup.ps1 hands to install.sh through WSLENV (/u: Windows to WSL only; /p: a path,
+# translated): the pip index and CA bundle, and the proxy. Nothing that turns TLS verification off.
+WSLENV_VARIABLES = ("PIP_INDEX_URL/u", "PIP_EXTRA_INDEX_URL/u", "PIP_CERT/up", "HTTPS_PROXY/u", "HTTP_PROXY/u",
+                    "NO_PROXY/u")
 
 # Meta packages that pull a Linux NVIDIA driver into WSL, which hides the Windows driver (docs/sources.md §5).
 _DRIVER_PACKAGES = re.compile(
@@ -101,6 +106,8 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
         "wsl_driver_min": matrix.wsl.driver_min_windows,
         "windows_build_min": matrix.wsl.windows_build_min,
         "bash_name": paths.WSL_BASH,
+        "exit_codes": exit_codes("wsl"),
+        "wslenv": list(WSLENV_VARIABLES),
     }
 
 

@@ -5,7 +5,6 @@ Every image and container here carries the label io.tfenv.test=<unique> and is r
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import signal
@@ -16,7 +15,6 @@ import threading
 import uuid
 
 import pytest
-from docker.errors import ImageNotFound
 
 from builder.core import progress
 from builder.docker import daemon, images
@@ -24,28 +22,6 @@ from tests.conftest import BASE_IMAGE
 from tests.helpers import ROOT, matrix, tfenv
 
 BASE = BASE_IMAGE
-
-
-@pytest.fixture
-def client(docker_client, base_image):
-    return docker_client
-
-
-@pytest.fixture
-def label(client):
-    """A unique io.tfenv.test value; everything carrying it is removed afterwards, also on failure."""
-    value = f"test-images-{uuid.uuid4().hex[:10]}"
-    yield value
-    for ctr in client.containers.list(all=True, filters={"label": f"io.tfenv.test={value}"}):
-        ctr.remove(force=True)
-    for img in client.images.list(filters={"label": f"io.tfenv.test={value}"}):
-        for ref in img.tags:
-            client.images.remove(ref)
-    # Untagged layers of a failed build; newest (children) first.
-    leftovers = client.images.list(all=True, filters={"label": f"io.tfenv.test={value}"})
-    for img in sorted(leftovers, key=lambda i: i.attrs["Created"], reverse=True):
-        with contextlib.suppress(ImageNotFound):  # already gone with its child
-            client.images.remove(img.id, force=True)
 
 
 def dockerfile(label, *steps):

@@ -223,7 +223,7 @@ def test_nvidia_wheels_carry_every_dll_tf_loads_where_the_hook_looks(resolved, s
         hook = [d.split("Lib/site-packages/", 1)[1] for d in windows.hook_dirs(env)]
         copies = {c["to"]: c for c in windows.copies(env)}
         for pip_env in [e for e in PIP_ENVS if e.cuda.version == version]:
-            for dll in pip_env.windows_dlls + pip_env.windows_optional_dlls:
+            for dll in pip_env.windows_dlls + pip_env.windows_optional_dlls + pip_env.cuda.windows.cudnn_dlls:
                 if dll in copies:  # setup.ps1 makes it from a DLL that must be in the hook folder it names
                     folder = copies[dll]["dir"].split("Lib/site-packages/", 1)[1]
                     assert f"{folder}/{copies[dll]['source']}" in files, f"{dll}: its copy source is missing"

@@ -99,6 +99,7 @@ def test_install_then_second_run_is_a_no_op(container):
         assert f"ok   {so} loads from {SITE}/nvidia/{folder}/lib/" in out, so
     assert "linked libcupti.so.11.2 -> " in out
     assert "TensorFlow lists no GPU" in out  # told, not hidden: there is no GPU here
+    assert f"tfenv-wsl: pip: index the one pip.conf or pip names, CA bundle {CA_IN_BOX}" in out  # what arrived
     code, act = sh(container, f"grep -c /sim/usr/lib/wsl/lib {VENV}/bin/activate")
     assert act.strip() == "1"
 
@@ -112,3 +113,16 @@ def test_install_then_second_run_is_a_no_op(container):
     code, out = sh(container, "bash /w/install.sh --require-gpu", SIM)
     assert code == 1, out[-3000:]
     assert "error: TensorFlow lists no GPU" in out
+
+
+def test_a_failed_install_removes_the_venv_it_created(container):
+    """pip cannot reach its index (a closed port on the container's own loopback): the venv this run made is
+    removed, so the next run does not trust a half-made one. Runs after the install above (python3.9 is there)."""
+    venv = "/root/.venvs/tfenv-unreachable"
+    env = {**SIM, "PIP_INDEX_URL": "http://127.0.0.1:9/simple", "PIP_RETRIES": "0", "PIP_TIMEOUT": "2"}
+    code, out = sh(container, SIMULATE_WSL2 + f" && bash /w/install.sh --venv {venv}", env)
+    assert code == 2, out[-3000:]
+    assert "pip: index http://127.0.0.1:9/simple" in out
+    assert f"removing the unfinished venv {venv}" in out
+    code, _ = sh(container, f"test ! -e {venv}")
+    assert code == 0, f"{venv} was left behind"

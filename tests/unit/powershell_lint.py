@@ -242,8 +242,114 @@ def rule_web_request(text: str, code: str, nocomment: str) -> list[Finding]:
     return found
 
 
+def _outer_block(blocks: list[tuple[int, int]], pos: int) -> tuple[int, int] | None:
+    """The outermost brace pair around pos (a function body, for these scripts), or None at top level."""
+    enclosing = [(o, c) for o, c in blocks if o < pos < c]
+    return min(enclosing) if enclosing else None
+
+
+def rule_no_profile(text: str, code: str, nocomment: str) -> list[Finding]:
+    """A documented `powershell -File` loads the user's profile, where `conda init` puts conda's Python first."""
+    found = []
+    for number, line in enumerate(text.split("\n"), 1):
+        for m in re.finditer(r"(?i)\b(powershell|pwsh)(\.exe)?\s+(-[^'\"\n]*?)?-(File|Command)\b", line):
+            if not re.search(r"(?i)-NoProfile\b", m.group(0)):
+                found.append(Finding("no-profile", number, f"'{m.group(0).strip()}' without -NoProfile runs the "
+                                     "user's profile first (conda init puts conda's python.exe on PATH there)"))
+    return found
+
+
+def rule_exit_code_1(text: str, code: str, nocomment: str) -> list[Finding]:
+    """`powershell -File` exits 1 when parameter binding fails: a script's own 1 would be mistaken for that."""
+    return [Finding("exit-code-1", _line(code, m.start()), f"'{m.group(0)}': 1 is what powershell -File returns for "
+                    "a mistyped or invalid parameter; give this outcome its own documented code")
+            for m in re.finditer(r"(?i)(\bexit\s+1|-Code\s+1)(?![\d.])", code)]
+
+
+def rule_program_files_32bit(text: str, code: str, nocomment: str) -> list[Finding]:
+    """A 32-bit PowerShell's $env:ProgramFiles is 'Program Files (x86)': NVSMI and the CUDA toolkit are not there."""
+    blocks, found = _blocks(code), []
+    for m in re.finditer(r"(?i)\$env:ProgramFiles\b(?!\(x86\))", nocomment):
+        block = _outer_block(blocks, m.start())
+        line_start, line_end = nocomment.rfind("\n", 0, m.start()) + 1, nocomment.find("\n", m.start())
+        scope = nocomment[line_start:line_end] + (nocomment[block[0]:block[1]] if block else "")
+        if not re.search(r"(?i)\$env:ProgramW6432\b", scope):
+            found.append(Finding("program-files-32bit", _line(code, m.start()),
+                                 "$env:ProgramFiles is 'Program Files (x86)' in a 32-bit PowerShell: prefer "
+                                 "$env:ProgramW6432 when it is set"))
+    return found
+
+
+def rule_tls12(text: str, code: str, nocomment: str) -> list[Finding]:
+    """Windows PowerShell 5.1 on older Windows 10 offers only TLS 1.0/1.1, which download servers refuse."""
+    blocks, found = _blocks(code), []
+    for m in re.finditer(r"(?i)(?<![\w-])(Invoke-WebRequest|Invoke-RestMethod)\b|Net\.WebClient\b", code):
+        block = _outer_block(blocks, m.start())
+        scope = nocomment[:m.start()] + (nocomment[m.start():block[1]] if block else "")
+        if not re.search(r"(?i)SecurityProtocol\s*=[^\n]*Tls12", scope):
+            found.append(Finding("tls12", _line(code, m.start()), f"{m.group(0)} without TLS 1.2: set "
+                                 "[Net.ServicePointManager]::SecurityProtocol with -bor "
+                                 "[Net.SecurityProtocolType]::Tls12 first"))
+    return found
+
+
+def rule_console_encoding_restore(text: str, code: str, nocomment: str) -> list[Finding]:
+    """[Console]::OutputEncoding set for a call must be put back (in a finally), or the user's console stays changed."""
+    blocks, found = _blocks(code), []
+    assignment = r"(?i)\[Console\]::OutputEncoding\s*=(?!=)"
+    for m in re.finditer(assignment, nocomment):
+        block = _outer_block(blocks, m.start())
+        body = nocomment[block[0]:block[1]] if block else ""
+        finally_ = re.search(r"(?i)\bfinally\s*\{", body)
+        if not (finally_ and re.search(assignment, body[finally_.end():])):
+            found.append(Finding("console-encoding-restore", _line(code, m.start()),
+                                 "[Console]::OutputEncoding changed without a finally that restores it"))
+    return found
+
+
+def rule_native_progress_pipe(text: str, code: str, nocomment: str) -> list[Finding]:
+    """A native program behind a pipe sees no console: pip and curl show no progress, a 2 GB download looks hung."""
+    found = []
+    for start, statement in _statements(code):
+        if re.search(r"&\s*\S", statement) and re.search(r"(?i)\|\s*Out-(Host|Default)\b", statement):
+            found.append(Finding("native-progress-pipe", _line(code, start + statement.find("|")),
+                                 "a native program piped to Out-Host shows no progress bar: run it with "
+                                 "Start-Process -NoNewWindow -Wait -PassThru"))
+    return found
+
+
+def rule_start_process_quoting(text: str, code: str, nocomment: str) -> list[Finding]:
+    """Start-Process joins -ArgumentList with spaces and quotes nothing: a path with a space splits in two."""
+    found = []
+    for start, statement in _statements(nocomment):
+        m = re.search(r"(?i)\bStart-Process\b.*?-ArgumentList\s+(.*)", statement)
+        if m and "$" in m.group(1) and not re.search(r"(?i)ConvertTo-CommandLine", m.group(1)):
+            found.append(Finding("start-process-quoting", _line(code, start + m.start()),
+                                 "Start-Process -ArgumentList with variables: quote each argument "
+                                 "(ConvertTo-CommandLine)"))
+    return found
+
+
 RULES = [rule_ps7_syntax, rule_psscriptroot_in_param, rule_native_stderr_under_stop, rule_system32,
-         rule_write_without_encoding, rule_non_ascii, rule_web_request]
+         rule_write_without_encoding, rule_non_ascii, rule_web_request, rule_no_profile, rule_exit_code_1,
+         rule_program_files_32bit, rule_tls12, rule_console_encoding_restore, rule_native_progress_pipe,
+         rule_start_process_quoting]
+
+
+def functions(text: str) -> dict[str, tuple[int, str]]:
+    """Each top-level `function Name {` of a script: name -> (offset of its body, body with comments and strings
+    blanked). For tests that follow a script's calls (which functions -CheckOnly can reach, say)."""
+    text = text.replace("\r\n", "\n")
+    code = mask(text)
+    out = {}
+    for m in re.finditer(r"(?m)^function ([\w-]+) \{", code):
+        depth, i = 0, m.end() - 1
+        for i in range(m.end() - 1, len(code)):
+            depth += {"{": 1, "}": -1}.get(code[i], 0)
+            if depth == 0:
+                break
+        out[m.group(1)] = (m.end(), code[m.end():i])
+    return out
 
 
 def lint(text: str) -> list[Finding]:

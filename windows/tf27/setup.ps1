@@ -5,21 +5,35 @@
 .DESCRIPTION
     Rendered from matrix.yaml by `tfenv windows tf27`: edit builder/templates/windows/, not this file.
     Runs under Windows PowerShell 5.1 and PowerShell 7 on 64-bit Windows 10 or 11. Checks, in order:
-    64-bit Windows 10/11; a python.org Python 3.9 (64-bit; the Microsoft Store Python is refused);
+    64-bit Windows 10/11; a python.org Python 3.9 (64-bit; the Microsoft Store's and conda's are refused);
     the Visual C++ 2015-2022 x64 runtime; the NVIDIA driver 461.33 or newer (nvidia-smi).
     Then it creates the venv, installs the pinned packages and NVIDIA's CUDA wheels (pip only, no CUDA
     installer), writes a .pth hook that puts the wheels' DLL folders on PATH whenever the venv's
     python.exe starts (Jupyter kernels and IDEs too, which skip activate scripts).
     It copies cupti64_2022.3.0.dll as cupti64_112.dll, the name TensorFlow asks for.
-    Last it runs the checks: every DLL TensorFlow loads opens, the TF version and build, the GPU is
-    listed, and a Conv2D and a matmul on /GPU:0 match the CPU. A second run changes nothing.
+    Last it runs the checks: every DLL TensorFlow loads and each part of cuDNN opens from inside the venv, the
+    TF version and build, the GPU is listed, and a Conv2D and a matmul on /GPU:0 match the CPU. A second run changes nothing.
     pip honours PIP_INDEX_URL and PIP_CERT (a mirror, a TLS-inspecting proxy's CA bundle).
 
-    Exit codes: 0 ready; 1 the final checks failed; 2 a bad argument; 3 not 64-bit Windows 10/11;
-    4 no suitable Python; 5 the Visual C++ runtime is missing; 6 no NVIDIA driver or too old;
-    7 creating the venv or installing packages failed; 8 the CUDA installer or the cuDNN zip (guided);
-    9 -CheckOnly found nothing installed; 10 an unexpected error; 11 the venv path is too long for
-    Windows without long-path support.
+    pip runs on this console, so its progress shows; the script sets UTF-8 between itself and Python for
+    every call (user folders like C:\Users\<name> with any letters) and restores the console afterwards.
+
+    Exit codes:
+      0   ready: the venv is installed and every check passed
+      1   never set by the script: PowerShell refused to start it (a mistyped or invalid parameter, a file that does not parse)
+      2   a bad argument the script found (a path that is not a file; -CheckOnly with -DryRun)
+      3   not 64-bit Windows 10 or 11
+      4   no suitable Python (none found, another version or 32-bit, the Microsoft Store's, or conda's)
+      5   the Visual C++ 2015-2022 x64 runtime is missing
+      6   no NVIDIA driver, no GPU, or a driver too old
+      7   creating the venv or installing packages failed, or an existing venv is broken (a venv this run created is removed)
+      8   the CUDA installer or the cuDNN zip (guided route): missing, not downloaded, or failed
+      9   -CheckOnly found no venv to check
+      10  an unexpected error (the message says where; please report it)
+      11  the venv path is too long for Windows without long-path support
+      12  the final checks failed (the lines marked FAIL say what to do; the installed venv is kept)
+      13  files of the venv are in use (Jupyter, an IDE, a Python program): close it and run again
+      14  not enough free disk space for the packages or the CUDA installer
 
 .PARAMETER Venv
     Where the venv goes. Default: %LOCALAPPDATA%\tfenv\tf27.
@@ -34,7 +48,7 @@
     Check the machine and print what would be done; change nothing.
 
 .EXAMPLE
-    powershell -ExecutionPolicy Bypass -File .\setup.ps1
+    powershell -NoProfile -ExecutionPolicy Bypass -File .\setup.ps1
 #>
 [CmdletBinding()]
 param(
@@ -111,9 +125,31 @@ $Requirements = @(
     'nvidia-cudnn-cu11==8.9.4.25'
     'nvidia-cuda-cupti-cu11==11.8.87'
 )
+$VenvSpaceGb = 6  # the installed packages and pip's cache of their downloads
 $Copies = @(
     [pscustomobject]@{ Source = 'cupti64_2022.3.0.dll'; To = 'cupti64_112.dll'; Dir = 'Lib\site-packages\nvidia\cuda_cupti\bin'; Optional = $true }
 )
+# The exit codes (the help above lists the same table); 1 is PowerShell's own, for a parameter it refused.
+$Exit = @{
+    Ready = 0
+    PowerShell = 1
+    BadArgument = 2
+    NotWindows = 3
+    NoPython = 4
+    NoVcRuntime = 5
+    NoDriver = 6
+    VenvFailed = 7
+    CudaRuntime = 8
+    NotInstalled = 9
+    Unexpected = 10
+    PathTooLong = 11
+    ChecksFailed = 12
+    VenvInUse = 13
+    NoSpace = 14
+}
+$Utf8 = New-Object -TypeName Text.UTF8Encoding -ArgumentList $false
+$VenvCreated = $false   # this run made the venv folder: a failure before the install is complete removes it
+$VenvComplete = $false
 
 function Write-Step {
     param([Parameter(Mandatory = $true)][string]$Message)
@@ -122,27 +158,82 @@ function Write-Step {
 
 function Stop-Setup {
     # One line saying what is wrong and what to do, and the documented exit code.
-    param([Parameter(Mandatory = $true)][int]$Code, [Parameter(Mandatory = $true)][string]$Message)
+    param([Parameter(Mandatory = $true)][ValidateRange(2, 255)][int]$Code, [Parameter(Mandatory = $true)][string]$Message)
     [Console]::Error.WriteLine("tfenv-windows: error: $Message")
+    Remove-CreatedVenv
     exit $Code
 }
 
-function Invoke-Native {
-    # Runs a program and returns its exit code and output lines. Windows PowerShell 5.1 turns a native
-    # program's stderr into errors, which 'Stop' would make terminating: a local Continue keeps them as text.
-    param([Parameter(Mandatory = $true)][string]$FilePath, [string[]]$Arguments = @())
-    $ErrorActionPreference = 'Continue'
-    $output = & $FilePath @Arguments 2>&1
-    $code = $LASTEXITCODE
-    [pscustomobject]@{ ExitCode = $code; Lines = @($output | ForEach-Object { "$_" }) }
+function Remove-CreatedVenv {
+    # A venv this run created and did not finish is removed, so the next run starts clean.
+    if ($script:VenvCreated -and -not $script:VenvComplete -and (Test-Path -LiteralPath $script:Venv)) {
+        $script:VenvCreated = $false
+        [Console]::Error.WriteLine("tfenv-windows: removing the unfinished venv $($script:Venv)")
+        Remove-Item -LiteralPath $script:Venv -Recurse -Force -ErrorAction SilentlyContinue
+    }
 }
 
-function Invoke-Live {
-    # Runs a program with its output on the console (pip's progress); returns the exit code.
+function Invoke-Utf8 {
+    # Python writes to a pipe in the ANSI code page and PowerShell decodes it with the console's (OEM) one:
+    # C:\Users\<name> came back garbled, and a name outside the ANSI code page killed the child
+    # (UnicodeEncodeError). For the call, the child writes UTF-8 and PowerShell reads UTF-8; both restored after.
+    param([Parameter(Mandatory = $true)][scriptblock]$Action)
+    $savedIo = $env:PYTHONIOENCODING
+    $savedUtf8 = $env:PYTHONUTF8
+    $savedConsole = $null
+    try {
+        $env:PYTHONIOENCODING = 'utf-8'
+        $env:PYTHONUTF8 = '1'
+        try {
+            $savedConsole = [Console]::OutputEncoding
+            [Console]::OutputEncoding = $Utf8
+        } catch {
+            $savedConsole = $null  # a host without a console (ISE) refuses; the probe's output is ASCII anyway
+        }
+        & $Action
+    } finally {
+        if ($savedConsole) {
+            [Console]::OutputEncoding = $savedConsole
+        }
+        $env:PYTHONIOENCODING = $savedIo
+        $env:PYTHONUTF8 = $savedUtf8
+    }
+}
+
+function Invoke-Native {
+    # Runs a program and returns its exit code and output lines, decoded as UTF-8. Windows PowerShell 5.1
+    # turns a native program's stderr into errors, which 'Stop' would make terminating: a local Continue.
     param([Parameter(Mandatory = $true)][string]$FilePath, [string[]]$Arguments = @())
-    $ErrorActionPreference = 'Continue'
-    & $FilePath @Arguments | Out-Host
-    $LASTEXITCODE
+    Invoke-Utf8 -Action {
+        $ErrorActionPreference = 'Continue'
+        $output = & $FilePath @Arguments 2>&1
+        [pscustomobject]@{ ExitCode = $LASTEXITCODE; Lines = @($output | ForEach-Object { "$_" }) }
+    }
+}
+
+function ConvertTo-CommandLine {
+    # Start-Process joins its arguments with spaces and quotes nothing: quote each one the way the C runtime
+    # of python.exe and curl.exe splits a command line (backslashes before a quote are doubled).
+    param([string[]]$Arguments = @())
+    $quoted = foreach ($argument in $Arguments) {
+        if ($argument -and $argument -notmatch '[\s"]') {
+            $argument
+        } else {
+            '"' + (($argument -replace '(\\*)"', '$1$1\"') -replace '(\\+)$', '$1$1') + '"'
+        }
+    }
+    return ($quoted -join ' ')
+}
+
+function Invoke-Console {
+    # Runs a program on this console, not behind a pipe, so pip's and curl's progress shows; returns the exit code.
+    param([Parameter(Mandatory = $true)][string]$FilePath, [string[]]$Arguments = @(), [string]$WorkingDirectory = '')
+    $parameters = @{ FilePath = $FilePath; ArgumentList = (ConvertTo-CommandLine -Arguments $Arguments); NoNewWindow = $true; Wait = $true; PassThru = $true }
+    if ($WorkingDirectory) {
+        $parameters.WorkingDirectory = $WorkingDirectory
+    }
+    $process = Invoke-Utf8 -Action { Start-Process @parameters }
+    return $process.ExitCode
 }
 
 function Write-Utf8File {
@@ -152,7 +243,7 @@ function Write-Utf8File {
     if ((Test-Path -LiteralPath $Path) -and ([IO.File]::ReadAllText($Path) -ceq $Text)) {
         return $false
     }
-    [IO.File]::WriteAllText($Path, $Text, (New-Object -TypeName Text.UTF8Encoding -ArgumentList $false))
+    [IO.File]::WriteAllText($Path, $Text, $Utf8)
     return $true
 }
 
@@ -164,86 +255,139 @@ function Get-System32 {
     return (Join-Path -Path $env:SystemRoot -ChildPath 'System32')
 }
 
+function Get-ProgramFiles {
+    # In a 32-bit PowerShell $env:ProgramFiles is 'Program Files (x86)'; ProgramW6432 is the 64-bit one.
+    if ($env:ProgramW6432) {
+        return $env:ProgramW6432
+    }
+    return $env:ProgramFiles
+}
+
+function Assert-FreeSpace {
+    # Stops before a long download or install that would fill the disk halfway through.
+    param([Parameter(Mandatory = $true)][string]$Path, [Parameter(Mandatory = $true)][double]$NeedGb, [Parameter(Mandatory = $true)][string]$What)
+    try {
+        $drive = New-Object -TypeName IO.DriveInfo -ArgumentList ([IO.Path]::GetPathRoot($Path))
+        $freeGb = [math]::Round($drive.AvailableFreeSpace / 1073741824, 1)  # bytes per GB
+    } catch {
+        return  # a network path: Windows cannot say, pip and the installer will
+    }
+    if ($freeGb -lt $NeedGb) {
+        Stop-Setup -Code $Exit.NoSpace -Message "$What needs about $NeedGb GB on $($drive.Name), which has $freeGb GB free: free some space (or pass -Venv on another drive), then run this script again"
+    }
+}
+
 function Assert-Windows {
     if (-not [Environment]::Is64BitOperatingSystem) {
-        Stop-Setup -Code 3 -Message 'this is 32-bit Windows; TensorFlow needs 64-bit Windows 10 or 11'
+        Stop-Setup -Code $Exit.NotWindows -Message 'this is 32-bit Windows; TensorFlow needs 64-bit Windows 10 or 11'
     }
     $version = [Environment]::OSVersion.Version
     if ($version.Major -lt 10) {
-        Stop-Setup -Code 3 -Message "Windows $version is too old: TensorFlow's GPU build needs 64-bit Windows 10 or 11"
+        Stop-Setup -Code $Exit.NotWindows -Message "Windows $version is too old: TensorFlow's GPU build needs 64-bit Windows 10 or 11"
     }
     Write-Step "ok: 64-bit Windows $version"
 }
 
-# One line the probe prints: version, pointer bits, executable, prefix. No double quotes in the code:
-# Windows PowerShell 5.1 does not escape them when it passes arguments to a program.
-$PythonProbe = 'import sys, struct; print(str(sys.version_info[0]) + chr(46) + str(sys.version_info[1]) + chr(124) + str(struct.calcsize(chr(80)) * 8) + chr(124) + sys.executable + chr(124) + sys.prefix)'
+# One JSON line with ASCII escapes (readable whatever the code pages), about one python.exe. No double
+# quotes in the code: Windows PowerShell 5.1 does not escape them when it passes arguments to a program.
+$PythonProbe = @'
+import json, os, struct, sys
+conda = []
+for where in sorted(set([sys.prefix, getattr(sys, 'base_prefix', sys.prefix)])):
+    if os.path.isdir(os.path.join(where, 'conda-meta')):
+        conda.append('conda-meta in ' + where)
+for word in ('Anaconda', 'conda-forge', 'Continuum'):
+    if word in sys.version:
+        conda.append(word + ' in sys.version')
+active = os.environ.get('CONDA_PREFIX', '')
+if active and os.path.normcase(os.path.abspath(active)) == os.path.normcase(os.path.abspath(sys.prefix)):
+    conda.append('CONDA_PREFIX is its prefix')
+info = dict(version='%d.%d' % sys.version_info[:2], bits=struct.calcsize('P') * 8, executable=sys.executable,
+            prefix=sys.prefix, conda=conda)
+print(json.dumps(info))
+'@
 
 function Get-PythonInfo {
     param([Parameter(Mandatory = $true)][string]$FilePath, [string[]]$Prefix = @())
     $result = Invoke-Native -FilePath $FilePath -Arguments ($Prefix + @('-c', $PythonProbe))
-    $line = @($result.Lines | Where-Object { $_ -match '^\d+\.\d+\|' }) | Select-Object -First 1
+    $line = @($result.Lines | Where-Object { $_ -like '{*}' }) | Select-Object -Last 1
     if ($result.ExitCode -ne 0 -or -not $line) {
         return $null
     }
-    $fields = $line -split '\|'
-    [pscustomobject]@{ Version = $fields[0]; Bits = [int]$fields[1]; Executable = $fields[2]; Prefix = $fields[3] }
+    return ($line | ConvertFrom-Json)
 }
 
 function Test-StorePython {
     param([Parameter(Mandatory = $true)]$Info)
-    return (($Info.Executable + '|' + $Info.Prefix) -match 'WindowsApps|PythonSoftwareFoundation\.Python')
+    return (($Info.executable + '|' + $Info.prefix) -match 'WindowsApps|PythonSoftwareFoundation\.Python')
+}
+
+function Get-PythonRefusal {
+    # Why a Python that runs is not taken, or '' when it is right.
+    param([Parameter(Mandatory = $true)]$Info)
+    if (Test-StorePython -Info $Info) {
+        return 'the Microsoft Store Python, refused: it runs as a packaged app whose writes under AppData (where the venv goes) are redirected into its private folder, and the locks are tested for the python.org build'
+    }
+    $conda = @($Info.conda | Where-Object { $_ })
+    if ($conda.Count -gt 0) {
+        return "conda's Python ($($conda -join '; ')), refused: the locks are resolved and tested for python.org's build, and conda's own DLLs (Library\bin) would be found before the venv's"
+    }
+    if ($Info.version -ne $PythonLine -or $Info.bits -ne 64) {
+        return "Python $($Info.version), $($Info.bits)-bit"
+    }
+    return ''
+}
+
+function Get-PythonCandidates {
+    if ($Python) {
+        return , @(, @($Python))
+    }
+    $candidates = @()
+    $launcher = Get-Command -Name 'py.exe' -CommandType Application -ErrorAction SilentlyContinue | Select-Object -First 1
+    if ($launcher) {
+        $candidates += , @($launcher.Path, "-$PythonLine")
+    }
+    foreach ($found in @(Get-Command -Name 'python.exe' -CommandType Application -All -ErrorAction SilentlyContinue)) {
+        $candidates += , @($found.Path)
+    }
+    return , $candidates
 }
 
 function Find-Python {
-    $install = "install Python 3.9.13 (Windows installer (64-bit)) from https://www.python.org/downloads/release/python-3913/, then run this script again (or pass -Python C:\path\to\python.exe)"
-    $candidates = @()
-    if ($Python) {
-        $candidates += , @($Python)
-    } else {
-        $launcher = Get-Command -Name 'py.exe' -CommandType Application -ErrorAction SilentlyContinue | Select-Object -First 1
-        if ($launcher) {
-            $candidates += , @($launcher.Path, "-$PythonLine")
-        }
-        foreach ($found in @(Get-Command -Name 'python.exe' -CommandType Application -All -ErrorAction SilentlyContinue)) {
-            $candidates += , @($found.Path)
-        }
+    $install = "install Python 3.9.13 (Windows installer (64-bit)) from https://www.python.org/downloads/release/python-3913/, then run this script again from a plain PowerShell (powershell -NoProfile, no conda activate), or pass -Python C:\path\to\python.exe"
+    if ($env:CONDA_PREFIX) {
+        Write-Step "warning: a conda environment is active (CONDA_PREFIX=$($env:CONDA_PREFIX)): its DLL folders on PATH can shadow the venv's; the checks at the end say if they do"
     }
     $seen = @()
-    $store = 'the Microsoft Store Python, refused: it runs as a packaged app whose writes under AppData (where the venv goes) are redirected into its private folder, and the locks are tested for the python.org build'
-    foreach ($candidate in $candidates) {
+    foreach ($candidate in (Get-PythonCandidates)) {
         # A WindowsApps python.exe may be only the Store's alias: run with arguments, it just fails (9009).
         $info = Get-PythonInfo -FilePath $candidate[0] -Prefix @($candidate | Select-Object -Skip 1)
         if (-not $info) {
             $seen += "$($candidate -join ' ') (does not run)"
             continue
         }
-        if (Test-StorePython -Info $info) {
-            if ($Python) {
-                Stop-Setup -Code 4 -Message "$($info.Executable) is $($store): $install"
-            }
-            $seen += "$($info.Executable) ($store)"
-            continue
+        $refusal = Get-PythonRefusal -Info $info
+        if (-not $refusal) {
+            Write-Step "ok: Python $($info.version) 64-bit at $($info.executable)"
+            return $info.executable
         }
-        if ($info.Version -ne $PythonLine -or $info.Bits -ne 64) {
-            $seen += "$($info.Executable) ($($info.Version), $($info.Bits)-bit)"
-            continue
+        if ($Python) {
+            Stop-Setup -Code $Exit.NoPython -Message "$($info.executable) is $($refusal): $install"
         }
-        Write-Step "ok: Python $($info.Version) 64-bit at $($info.Executable)"
-        return $info.Executable
+        $seen += "$($info.executable) ($refusal)"
     }
     $what = 'none found'
     if ($seen.Count -gt 0) {
         $what = 'found ' + ($seen -join '; ')
     }
-    Stop-Setup -Code 4 -Message "$EnvName's Windows lock is for 64-bit Python $PythonLine ($what): $install"
+    Stop-Setup -Code $Exit.NoPython -Message "$EnvName's Windows lock is for 64-bit Python $PythonLine from python.org ($what): $install"
 }
 
 function Assert-VcRuntime {
     $system = Get-System32
     $missing = @('msvcp140.dll', 'msvcp140_1.dll' | Where-Object { -not (Test-Path -LiteralPath (Join-Path -Path $system -ChildPath $_)) })
     if ($missing.Count -gt 0) {
-        Stop-Setup -Code 5 -Message "the Visual C++ 2015-2022 x64 runtime is missing ($($missing -join ', ') not in $system): install vc_redist.x64.exe from https://aka.ms/vs/17/release/vc_redist.x64.exe, then run this script again"
+        Stop-Setup -Code $Exit.NoVcRuntime -Message "the Visual C++ 2015-2022 x64 runtime is missing ($($missing -join ', ') not in $system): install vc_redist.x64.exe from https://aka.ms/vs/17/release/vc_redist.x64.exe, then run this script again"
     }
     Write-Step "ok: Visual C++ runtime (msvcp140.dll, msvcp140_1.dll)"
 }
@@ -251,16 +395,16 @@ function Assert-VcRuntime {
 function Assert-NvidiaDriver {
     $candidates = @(
         (Join-Path -Path (Get-System32) -ChildPath 'nvidia-smi.exe'),
-        (Join-Path -Path $env:ProgramFiles -ChildPath 'NVIDIA Corporation\NVSMI\nvidia-smi.exe')
+        (Join-Path -Path (Get-ProgramFiles) -ChildPath 'NVIDIA Corporation\NVSMI\nvidia-smi.exe')
     )
     $smi = $candidates | Where-Object { Test-Path -LiteralPath $_ } | Select-Object -First 1
     if (-not $smi) {
-        Stop-Setup -Code 6 -Message "nvidia-smi.exe not found, so no NVIDIA driver is installed: install the NVIDIA Windows driver $MinimumDriver or newer for your GPU, then run this script again"
+        Stop-Setup -Code $Exit.NoDriver -Message "nvidia-smi.exe not found, so no NVIDIA driver is installed: install the NVIDIA Windows driver $MinimumDriver or newer for your GPU, then run this script again"
     }
     $result = Invoke-Native -FilePath $smi -Arguments @('--query-gpu=driver_version,name', '--format=csv,noheader')
     $line = $result.Lines | Where-Object { $_ -match '^\s*\d+\.\d+' } | Select-Object -First 1
     if ($result.ExitCode -ne 0 -or -not $line) {
-        Stop-Setup -Code 6 -Message "nvidia-smi found no GPU ($($result.Lines -join ' ')): check the GPU in Device Manager and reinstall the NVIDIA driver ($MinimumDriver or newer)"
+        Stop-Setup -Code $Exit.NoDriver -Message "nvidia-smi found no GPU ($($result.Lines -join ' ')): check the GPU in Device Manager and reinstall the NVIDIA driver ($MinimumDriver or newer)"
     }
     $fields = @($line -split ',', 2)
     $driver = [version]($fields[0].Trim())
@@ -269,7 +413,7 @@ function Assert-NvidiaDriver {
         $gpu = $fields[1].Trim()
     }
     if ($driver -lt $MinimumDriver) {
-        Stop-Setup -Code 6 -Message "the NVIDIA driver is $driver; TensorFlow $TensorFlow's CUDA 11.2 build needs $MinimumDriver or newer (the CUDA 11 libraries alone would run on 452.39+, but TF's kernels for newer GPUs are compiled from PTX by a CUDA 11.2 driver): update the driver, then run this script again"
+        Stop-Setup -Code $Exit.NoDriver -Message "the NVIDIA driver is $driver; TensorFlow $TensorFlow's CUDA 11.2 build needs $MinimumDriver or newer (the CUDA 11 libraries alone would run on 452.39+, but TF's kernels for newer GPUs are compiled from PTX by a CUDA 11.2 driver): update the driver, then run this script again"
     }
     Write-Step "ok: NVIDIA driver $driver, $gpu"
 }
@@ -287,22 +431,41 @@ function Assert-PathLength {
         Write-Step "ok: long paths enabled ($Venv needs $needed characters)"
         return
     }
-    Stop-Setup -Code 11 -Message "TensorFlow's files under $site need paths of $needed characters, over Windows' 260 without long-path support: pass a shorter -Venv (such as C:\tfenv\$EnvName), or enable long paths in an administrator PowerShell (New-ItemProperty -Path 'HKLM:\SYSTEM\CurrentControlSet\Control\FileSystem' -Name LongPathsEnabled -Value 1 -PropertyType DWORD -Force) and run this script again"
+    Stop-Setup -Code $Exit.PathTooLong -Message "TensorFlow's files under $site need paths of $needed characters, over Windows' 260 without long-path support: pass a shorter -Venv (such as C:\tfenv\$EnvName), or enable long paths in an administrator PowerShell (New-ItemProperty -Path 'HKLM:\SYSTEM\CurrentControlSet\Control\FileSystem' -Name LongPathsEnabled -Value 1 -PropertyType DWORD -Force) and run this script again"
 }
 
 function Get-VenvPython {
     return (Join-Path -Path $Venv -ChildPath 'Scripts\python.exe')
 }
 
+function Get-TfenvDir {
+    return (Join-Path -Path $Venv -ChildPath 'tfenv')
+}
+
+function Assert-VenvUsable {
+    # An existing venv is trusted only when its Python is the right one and its pip runs: a venv cut short
+    # (Ctrl-C, an antivirus) has a python.exe and no working pip. Reads only (-B: no __pycache__ written).
+    $venvPython = Get-VenvPython
+    $fix = "remove it (Remove-Item -Recurse -Force -LiteralPath '$Venv') or pass -Venv with another folder, then run this script again"
+    $info = Get-PythonInfo -FilePath $venvPython -Prefix @('-B')
+    if (-not $info) {
+        Stop-Setup -Code $Exit.VenvFailed -Message "the venv $Venv does not start (its base Python was removed or upgraded?): $fix"
+    }
+    $refusal = Get-PythonRefusal -Info $info
+    if ($refusal) {
+        Stop-Setup -Code $Exit.VenvFailed -Message "the venv $Venv is $($refusal), not python.org's $PythonLine (64-bit): $fix"
+    }
+    $pip = Invoke-Native -FilePath $venvPython -Arguments @('-B', '-m', 'pip', '--version', '--disable-pip-version-check')
+    if ($pip.ExitCode -ne 0) {
+        Stop-Setup -Code $Exit.VenvFailed -Message "the venv $Venv is unfinished or broken (its pip does not run: $(@($pip.Lines) | Select-Object -Last 1)): $fix"
+    }
+    Write-Step "ok: venv $Venv (Python $($info.version), $(@($pip.Lines) | Select-Object -First 1))"
+}
+
 function New-Venv {
     param([Parameter(Mandatory = $true)][string]$BasePython)
-    $venvPython = Get-VenvPython
-    if (Test-Path -LiteralPath $venvPython) {
-        $info = Get-PythonInfo -FilePath $venvPython
-        if (-not $info -or $info.Version -ne $PythonLine) {
-            Stop-Setup -Code 7 -Message "$Venv holds a venv that is not Python $PythonLine (or is broken): remove that folder or pass -Venv with another folder, then run this script again"
-        }
-        Write-Step "ok: venv $Venv (Python $($info.Version))"
+    if (Test-Path -LiteralPath (Get-VenvPython)) {
+        Assert-VenvUsable
         return
     }
     if ($DryRun) {
@@ -310,14 +473,27 @@ function New-Venv {
         return
     }
     Write-Step "creating the venv $Venv"
+    $script:VenvCreated = -not (Test-Path -LiteralPath $Venv)
     $result = Invoke-Native -FilePath $BasePython -Arguments @('-m', 'venv', $Venv)
     if ($result.ExitCode -ne 0) {
-        Stop-Setup -Code 7 -Message "'$BasePython -m venv $Venv' failed ($($result.Lines -join ' ')): check that the folder is writable, or pass -Venv with another folder"
+        Stop-Setup -Code $Exit.VenvFailed -Message "'$BasePython -m venv $Venv' failed ($($result.Lines -join ' ')): check that the folder is writable, or pass -Venv with another folder"
     }
 }
 
-function Get-TfenvDir {
-    return (Join-Path -Path $Venv -ChildPath 'tfenv')
+function Assert-VenvNotInUse {
+    # A Jupyter kernel, an IDE or a Python program that has the venv's DLLs loaded makes pip fail halfway
+    # ([WinError 32]): a loaded DLL or .pyd cannot be opened for writing, so try that first.
+    $folders = @(@($HookDirs) + @('Lib\site-packages\tensorflow\python') | ForEach-Object { Join-Path -Path $Venv -ChildPath $_ } | Where-Object { Test-Path -LiteralPath $_ })
+    foreach ($folder in $folders) {
+        foreach ($file in @(Get-ChildItem -LiteralPath $folder -File | Where-Object { $_.Extension -in @('.dll', '.pyd') })) {
+            try {
+                $stream = [IO.File]::Open($file.FullName, 'Open', 'ReadWrite', 'None')
+                $stream.Dispose()
+            } catch {
+                Stop-Setup -Code $Exit.VenvInUse -Message "$($file.FullName) is in use (or read-only): close Jupyter, IDEs and Python programs that use the venv $Venv, then run this script again"
+            }
+        }
+    }
 }
 
 function Install-Packages {
@@ -327,8 +503,6 @@ function Install-Packages {
         $Requirements | ForEach-Object { Write-Step "    $_" }
         return
     }
-    $requirementsFile = Join-Path -Path (Get-TfenvDir) -ChildPath 'requirements.txt'
-    $null = Write-Utf8File -Path $requirementsFile -Text (($Requirements -join "`n") + "`n")
     $installed = Invoke-Native -FilePath $venvPython -Arguments @('-m', 'pip', 'list', '--format=freeze', '--disable-pip-version-check')
     $have = @{}
     foreach ($item in $installed.Lines) {
@@ -339,17 +513,21 @@ function Install-Packages {
         Write-Step "ok: all $($Requirements.Count) pinned packages installed (unchanged)"
         return
     }
+    Assert-FreeSpace -Path $Venv -NeedGb $VenvSpaceGb -What "installing $($missing.Count) packages into $Venv"
+    $requirementsFile = Join-Path -Path (Get-TfenvDir) -ChildPath 'requirements.txt'
+    $null = New-Item -ItemType Directory -Force -Path (Get-TfenvDir)
+    $null = Write-Utf8File -Path $requirementsFile -Text (($Requirements -join "`n") + "`n")
     Write-Step "installing $($missing.Count) of $($Requirements.Count) pinned packages (pip honours PIP_INDEX_URL and PIP_CERT)"
-    $code = Invoke-Live -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', 'pip==23.0.1')
+    $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', 'pip==23.0.1')
     if ($code -eq 0) {
-        $code = Invoke-Live -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '-r', $requirementsFile)
+        $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '-r', $requirementsFile)
     }
     if ($code -ne 0) {
-        Stop-Setup -Code 7 -Message "pip failed (exit $code; its message is above): behind a proxy or with a mirror, set PIP_INDEX_URL (and PIP_CERT for a private CA bundle), then run this script again"
+        Stop-Setup -Code $Exit.VenvFailed -Message "pip failed (exit $code; its message is above): behind a proxy or with a mirror, set PIP_INDEX_URL (and PIP_CERT for a private CA bundle); '[WinError 32]' means a program is using the venv: close it, then run this script again"
     }
     $check = Invoke-Native -FilePath $venvPython -Arguments @('-m', 'pip', 'check', '--disable-pip-version-check')
     if ($check.ExitCode -ne 0) {
-        Stop-Setup -Code 7 -Message "pip check found conflicts ($($check.Lines -join '; ')): remove $Venv and run this script again"
+        Stop-Setup -Code $Exit.VenvFailed -Message "pip check found conflicts ($($check.Lines -join '; ')): remove $Venv and run this script again"
     }
 }
 
@@ -381,7 +559,7 @@ function Copy-Dlls {
                 Write-Step "warning: $from is missing, so $($copy.To) (the profiler's) is not provided"
                 continue
             }
-            Stop-Setup -Code 8 -Message "$from is missing, so $($copy.To) cannot be provided: run this script again without -CheckOnly"
+            Stop-Setup -Code $Exit.CudaRuntime -Message "$from is missing, so $($copy.To) cannot be provided: remove $Venv and run this script again"
         }
         if ((Test-Path -LiteralPath $to) -and ((Get-Item -LiteralPath $to).Length -eq (Get-Item -LiteralPath $from).Length)) {
             Write-Step "ok: $($copy.To) (unchanged)"
@@ -393,15 +571,20 @@ function Copy-Dlls {
 }
 
 $CheckProgram = @'
-# tfenv's checks for tf27 on Windows, the image suite's: DLLs, versions, GPU, ops on /GPU:0.
+# tfenv's checks for tf27 on Windows, the image suite's: DLLs from the venv, versions, GPU, ops on /GPU:0.
 import ctypes
 import os
 import sys
 
+for stream in (sys.stdout, sys.stderr):
+    if hasattr(stream, 'reconfigure'):  # a path the console cannot spell is escaped, never a crash
+        stream.reconfigure(errors='backslashreplace')
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 WANT = ['cudart64_110.dll', 'cublas64_11.dll', 'cublasLt64_11.dll', 'cufft64_10.dll', 'curand64_10.dll', 'cusolver64_11.dll', 'cusparse64_11.dll', 'cudnn64_8.dll']
+CUDNN_PARTS = ['cudnn_ops_infer64_8.dll', 'cudnn_ops_train64_8.dll', 'cudnn_cnn_infer64_8.dll', 'cudnn_cnn_train64_8.dll', 'cudnn_adv_infer64_8.dll', 'cudnn_adv_train64_8.dll']
 OPTIONAL = ['cupti64_112.dll']
 VC_RUNTIME = ['msvcp140.dll', 'msvcp140_1.dll']
+VENV = os.path.normcase(os.path.realpath(sys.prefix))
 failed = []
 
 
@@ -411,22 +594,39 @@ def report(ok, what, fix=''):
         failed.append(what)
 
 
-def where(handle):
-    buf = ctypes.create_unicode_buffer(1024)
-    ctypes.windll.kernel32.GetModuleFileNameW(ctypes.c_void_p(handle), buf, 1024)
-    return buf.value
+def load(name):
+    # winmode=0: the standard search TF's LoadLibrary uses (PATH included); ctypes' default skips PATH.
+    handle = ctypes.WinDLL(name, winmode=0)._handle
+    buf = ctypes.create_unicode_buffer(32768)
+    size = ctypes.windll.kernel32.GetModuleFileNameW(ctypes.c_void_p(handle), buf, 32768)
+    return buf.value if size else '(no path)'
 
 
-# winmode=0: the standard search TF's LoadLibrary uses (PATH included); ctypes' default skips PATH.
-for name in VC_RUNTIME + WANT + OPTIONAL:
+def in_venv(path):
+    return os.path.normcase(os.path.realpath(path)).startswith(VENV + os.sep)
+
+
+for name in VC_RUNTIME:
     try:
-        lib = ctypes.WinDLL(name, winmode=0)
-        report(True, name + ' loads from ' + where(lib._handle))
+        report(True, name + ' loads from ' + load(name))
     except OSError as exc:
-        if name in OPTIONAL:
-            print('warning: ' + name + ' does not load (only the profiler needs it): ' + str(exc))
-        else:
-            report(False, name + ' does not load: ' + str(exc), 'run setup.ps1 again without -CheckOnly')
+        report(False, name + ' does not load: ' + str(exc), 'install vc_redist.x64.exe (https://aka.ms/vs/17/release/vc_redist.x64.exe)')
+# Every DLL TF loads, and the cuDNN parts cudnn64 loads at the first convolution, must come from the venv:
+# a copy in System32 (as some guides say to make) or elsewhere on PATH would be found first.
+for name in WANT + CUDNN_PARTS:
+    try:
+        path = load(name)
+    except OSError as exc:
+        report(False, name + ' does not load: ' + str(exc), 'run setup.ps1 again without -CheckOnly')
+        continue
+    report(in_venv(path), name + ' loads from ' + path,
+           'not the venv copy: remove or rename ' + path + ' (or take its folder off PATH), then check again')
+for name in OPTIONAL:
+    try:
+        path = load(name)
+        print(('ok: ' if in_venv(path) else 'warning: ') + name + ' loads from ' + path + ' (the profiler only)')
+    except OSError as exc:
+        print('warning: ' + name + ' does not load (only the profiler needs it): ' + str(exc))
 
 try:
     import tensorflow as tf
@@ -483,44 +683,62 @@ function Invoke-Checks {
         Write-Step "would run the checks with $venvPython"
         return 0
     }
-    $program = Join-Path -Path (Get-TfenvDir) -ChildPath 'check.py'
-    $null = Write-Utf8File -Path $program -Text $CheckProgram
-    Write-Step 'checks: DLLs, TensorFlow, GPU'
-    return (Invoke-Live -FilePath $venvPython -Arguments @($program))
+    Write-Step 'checks: every DLL from inside the venv, TensorFlow, GPU'
+    # Inline (-c) and -B (no __pycache__): the checks write nothing, so -CheckOnly changes nothing.
+    return (Invoke-Console -FilePath $venvPython -Arguments @('-B', '-c', $CheckProgram))
 }
 
-function Invoke-Setup {
-    if ($CheckOnly -and $DryRun) {
-        Stop-Setup -Code 2 -Message '-CheckOnly and -DryRun exclude each other: pass one'
-    }
+function Initialize-Paths {
     if (-not $script:Venv) {
         $script:Venv = Join-Path -Path $env:LOCALAPPDATA -ChildPath "tfenv\$EnvName"
     }
     # Relative paths are relative to PowerShell's location (.NET's current directory can differ).
     $script:Venv = $ExecutionContext.SessionState.Path.GetUnresolvedProviderPathFromPSPath($script:Venv)
+}
+
+function Assert-Installed {
+    # -CheckOnly: a missing or half-made venv is one clear line; nothing is created or written.
+    if (-not (Test-Path -LiteralPath $Venv -PathType Container)) {
+        Stop-Setup -Code $Exit.NotInstalled -Message "no venv at $Venv (the folder does not exist): run this script without -CheckOnly to install $EnvName, or pass -Venv with the folder you installed into"
+    }
+    if (-not (Test-Path -LiteralPath (Get-VenvPython))) {
+        Stop-Setup -Code $Exit.NotInstalled -Message "$Venv is not a venv (no Scripts\python.exe): run this script without -CheckOnly to install $EnvName there, or pass -Venv"
+    }
+    Assert-VenvUsable
+}
+
+function Install-All {
+    $basePython = Find-Python
+    Assert-VcRuntime
+    Assert-NvidiaDriver  # before anything is downloaded or created
+    Assert-PathLength
+    $existed = Test-Path -LiteralPath (Get-VenvPython)
+    New-Venv -BasePython $basePython
+    if ($existed -and -not $DryRun) {
+        Assert-VenvNotInUse
+    }
+    Install-Packages
+    Install-Hook
+    Copy-Dlls
+    $script:VenvComplete = $true
+}
+
+function Invoke-Setup {
+    if ($CheckOnly -and $DryRun) {
+        Stop-Setup -Code $Exit.BadArgument -Message '-CheckOnly and -DryRun exclude each other: pass one'
+    }
+    Initialize-Paths
     Assert-Windows
     if ($CheckOnly) {
         Assert-VcRuntime
         Assert-NvidiaDriver
-        if (-not (Test-Path -LiteralPath (Get-VenvPython))) {
-            Stop-Setup -Code 9 -Message "no venv at $Venv yet: run this script without -CheckOnly to install $EnvName"
-        }
+        Assert-Installed
     } else {
-        $basePython = Find-Python
-        Assert-VcRuntime
-        Assert-NvidiaDriver
-        Assert-PathLength
-        New-Venv -BasePython $basePython
-        if (-not $DryRun) {
-            $null = New-Item -ItemType Directory -Force -Path (Get-TfenvDir)
-        }
-        Install-Packages
-        Install-Hook
-        Copy-Dlls
+        Install-All
     }
     $code = Invoke-Checks
     if ($code -ne 0) {
-        Stop-Setup -Code 1 -Message "the checks failed (lines marked FAIL above say what to do)"
+        Stop-Setup -Code $Exit.ChecksFailed -Message "the checks failed (the lines marked FAIL above say what to do); the installed venv $Venv is kept: -CheckOnly runs the checks again"
     }
     if (-not $DryRun) {
         Write-Step "ready: $(Get-VenvPython) (activate: $Venv\Scripts\Activate.ps1; Jupyter kernels and IDEs can use that python.exe directly)"
@@ -530,6 +748,8 @@ function Invoke-Setup {
 try {
     Invoke-Setup
 } catch {
-    Stop-Setup -Code 10 -Message "unexpected error: $($_.Exception.Message) (at line $($_.InvocationInfo.ScriptLineNumber)): please report it with this line"
+    Stop-Setup -Code $Exit.Unexpected -Message "unexpected error: $($_.Exception.Message) (at line $($_.InvocationInfo.ScriptLineNumber)): please report it with this line"
+} finally {
+    Remove-CreatedVenv  # also after Ctrl-C, which skips the catch
 }
-exit 0
+exit $Exit.Ready

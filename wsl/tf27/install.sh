@@ -35,13 +35,22 @@ NEED_PYTHON=0
 PROBLEMS=0
 CHANGES=0
 TMP_FILES=()
+VENV_CREATED=0   # this run made the venv: a failure before it is complete removes it, so a rerun starts clean
+VENV_DONE=0
 
 say() { printf 'tfenv-wsl: %s\n' "$*"; }
 warn() { printf 'tfenv-wsl: warning: %s\n' "$*" >&2; }
 die() { printf 'tfenv-wsl: error: %s\n' "$1" >&2; exit "${2:-2}"; }
 problem() { printf 'tfenv-wsl: problem: %s\n' "$1" >&2; PROBLEMS=$((PROBLEMS + 1)); }
 changed() { say "$*"; CHANGES=$((CHANGES + 1)); }
-cleanup() { if [ -n "${TMP_FILES[*]-}" ]; then rm -f "${TMP_FILES[@]}"; fi; }
+cleanup() {
+  if [ -n "${TMP_FILES[*]-}" ]; then rm -f "${TMP_FILES[@]}"; fi
+  if [ "$VENV_CREATED" = 1 ] && [ "$VENV_DONE" = 0 ]; then
+    VENV_CREATED=0
+    printf 'tfenv-wsl: removing the unfinished venv %s\n' "$VENV" >&2
+    rm -rf -- "$VENV"
+  fi
+}
 trap cleanup EXIT
 trap 'cleanup; die "interrupted; nothing half-done is kept as done: run the script again" 130' INT TERM
 
@@ -222,11 +231,21 @@ EOF
 
 # --- helpers --------------------------------------------------------------------------------------
 
+proxy_env() {  # the proxy settings as NAME=VALUE words, for sudo (which drops them) and apt (which reads lower case)
+  local name value
+  for name in http_proxy https_proxy no_proxy; do
+    value=$(printenv "$name" || printenv "${name^^}" || true)
+    if [ -n "$value" ]; then printf '%s=%s\n' "$name" "$value"; fi
+  done
+}
+
 as_root() {
+  local -a proxies=()
+  mapfile -t proxies < <(proxy_env)
   if [ "$(id -u)" = 0 ]; then
-    "$@"
+    env ${proxies[@]+"${proxies[@]}"} "$@"
   elif command -v sudo >/dev/null 2>&1; then
-    sudo "$@"
+    sudo env ${proxies[@]+"${proxies[@]}"} "$@"
   else
     die "this step needs root and there is no sudo: run the script as root (wsl -u root) or install sudo"
   fi
@@ -370,11 +389,22 @@ check_python() {
     got=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
     if [ "$got" != "$PY" ]; then
       problem "$VENV holds a Python ${got:-that does not start}, not $PY: remove it (rm -rf $VENV) or pass --venv DIR"
+    elif ! PYTHONDONTWRITEBYTECODE=1 "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
+      problem "$VENV is unfinished or broken (its pip does not run): remove it (rm -rf $VENV) or pass --venv DIR, then run this script again"
     fi
   fi
 }
 
+check_pip_settings() {
+  # setup.ps1 hands Windows' PIP_INDEX_URL, PIP_CERT (its path translated) and proxy through WSLENV; say what arrived.
+  if [ -n "${PIP_CERT:-}" ] && [ ! -f "$PIP_CERT" ]; then
+    problem "PIP_CERT=$PIP_CERT is not a file inside WSL: put the CA bundle where WSL sees it (a Windows path is translated by setup.ps1, e.g. /mnt/c/...), then run this script again"
+  fi
+  say "pip: index ${PIP_INDEX_URL:-the one pip.conf or pip names}${PIP_EXTRA_INDEX_URL:+, extra index $PIP_EXTRA_INDEX_URL}${PIP_CERT:+, CA bundle $PIP_CERT}$(proxy_env | sed -n 's/^https_proxy=/, proxy /p')"
+}
+
 preflight() {
+  check_pip_settings
   check_wsl2
   check_windows_driver
   check_no_linux_driver
@@ -401,6 +431,7 @@ make_venv() {
     return 0
   fi
   mkdir -p "$(dirname "$VENV")"
+  [ -e "$VENV" ] || VENV_CREATED=1
   "python$PY" -m venv "$VENV" || die "python$PY -m venv $VENV failed: install python$PY-venv (sudo apt-get install python$PY-venv), remove $VENV, run again"
   changed "created the venv $VENV"
 }
@@ -479,6 +510,9 @@ final_checks() {
   ) <<'PY' || rc=$?
 import ctypes, os, re, subprocess, sys
 
+for stream in (sys.stdout, sys.stderr):
+    if hasattr(stream, "reconfigure"):  # a path the locale cannot spell is escaped, never a crash
+        stream.reconfigure(errors="backslashreplace")
 want_tf, sonames = sys.argv[1], sys.argv[2:]
 
 
@@ -504,7 +538,7 @@ for name in sonames:
 
 code = "import tensorflow as tf; print(tf.__version__); print(len(tf.config.list_physical_devices('GPU')))"
 child = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True)
+                       encoding="utf-8", errors="replace")
 if child.returncode != 0:
     print("FAIL import tensorflow: " + (child.stderr.strip().splitlines() or ["exit %d" % child.returncode])[-1])
     sys.exit(1)
@@ -577,6 +611,7 @@ main() {
   install_packages
   make_links
   write_activation
+  VENV_DONE=1  # complete: a failing final check keeps it (the next run checks again)
   if [ "$CHANGES" = 0 ]; then say "already installed: nothing changed"; else say "$CHANGES change(s) made"; fi
   final_checks
 }

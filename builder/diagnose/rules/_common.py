@@ -1,5 +1,7 @@
-"""What several rules say the same way: the tfenv way for a platform, CUDA install advice, line lists."""
+"""What several rules say the same way: the tfenv way for a platform, CUDA install advice, line lists, and the
+stand-ins matrix.yaml knows (a Linux link or a Windows copy that lets one CUDA release serve another's names)."""
 
+from builder.diagnose.i18n import t
 from builder.diagnose.versions import vkey
 
 WIN_TOOLKIT = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{}\bin"
@@ -20,19 +22,21 @@ def env_text(ctx):
 def tfenv_way(ctx, windows=False):
     """How tfenv gets around the problem on the log's platform (windows: say it the Windows way regardless)."""
     env = ctx.env() or "ENV"
-    pick = "" if ctx.envs else " (pick ENV with `tfenv matrix`)"
-    doctor = f"; `tfenv doctor --env {env}` then checks this machine"
+    doctor = t("`tfenv doctor --env {env}` then checks this machine", env=env)
+    pick = "" if ctx.envs else " " + t("(pick ENV with `tfenv matrix`)")
     if ctx.windows or windows:
         if ctx.tf and vkey(ctx.tf.value) > vkey(LAST_WINDOWS_GPU_TF):
-            return (f"`tfenv wsl {env}` sets up the environment in WSL2 (TF {ctx.tf.value} has no native Windows GPU "
-                    f"build){pick}{doctor}")
-        return ("`tfenv windows {0}` writes a PowerShell setup with the DLLs {1} loads, or `tfenv wsl {0}` "
-                "for WSL2{2}{3}".format(env, "TF " + ctx.tf.value if ctx.tf else "its TF", pick, doctor))
-    if ctx.wsl:
-        return f"`tfenv wsl {env}` writes the WSL2 setup with the right CUDA and cuDNN{pick}{doctor}"
-    return (f"`tfenv run {env} -- python your_script.py` runs it in an image with the matching CUDA and cuDNN (the "
-            f"host "
-            f"needs only the NVIDIA driver){pick}{doctor}")
+            way = t("`tfenv wsl {env}` sets up the environment in WSL2 (TF {tf} has no native Windows GPU build)",
+                    env=env, tf=ctx.tf.value)
+        else:
+            way = t("`tfenv windows {env}` writes a PowerShell setup with the DLLs {tf} loads, or `tfenv wsl {env}` "
+                    "for WSL2", env=env, tf=t("TF {tf}", tf=ctx.tf.value) if ctx.tf else t("its TF"))
+    elif ctx.wsl:
+        way = t("`tfenv wsl {env}` writes the WSL2 setup with the right CUDA and cuDNN", env=env)
+    else:
+        way = t("`tfenv run {env} -- python your_script.py` runs it in an image with the matching CUDA and cuDNN "
+                "(the host needs only the NVIDIA driver)", env=env)
+    return way + pick + "; " + doctor
 
 
 def cuda_for_tf(ctx):
@@ -52,10 +56,26 @@ def windows_cuda_install(cuda, names):
     """Native Windows: which toolkit, PATH, and the check."""
     release = "11.2" if cuda in ("11.x", "") else cuda
     first = names[0] if names else "cudart64_110.dll"
-    return (f"install the CUDA {release} toolkit (the DLL name says the release: cudart64_101 is 10.1, cudart64_110 "
-            f"any 11.x) "
-            f"and add its bin folder to PATH ({WIN_TOOLKIT.format(release)}), then open a new terminal and check "
-            f"with `where {first}`. CUDA versions "
-            "can be installed side by side; only the one TF asks for helps. Python >= 3.8 restricts the DLL search "
-            "for its own imports, not for TF's loader: PATH is what counts (os.add_dll_directory alone does not "
-            "help)")
+    return t("install the CUDA {release} toolkit (the DLL name says the release: cudart64_101 is 10.1, cudart64_110 "
+             "any 11.x) and add its bin folder to PATH ({folder}), then open a new terminal and check with `where "
+             "{first}`. CUDA versions can be installed side by side; only the one TF asks for helps. Python >= 3.8 "
+             "restricts the DLL search for its own imports, not for TF's loader: PATH is what counts "
+             "(os.add_dll_directory alone does not help)", release=release, folder=WIN_TOOLKIT.format(release),
+             first=first)
+
+
+def stand_ins(ctx, names):
+    """[(installed name, name TF asks for)] that make the installed CUDA serve the missing `names`: the
+    environment's soname links on Linux (matrix.yaml envs.<env>.shims), the DLL copies of the installed CUDA
+    stack on Windows (cuda.<v>.windows.copies, as windows/<env>/setup.ps1 makes them)."""
+    facts, present = ctx.facts or {}, ctx.cuda_present.value
+    wanted = {n.lower() for n in names}
+    if ctx.windows:
+        copies = ((facts.get("cuda") or {}).get(present) or {}).get("windows_copies") or []
+        return [(c["from"], c["to"]) for c in copies if c["to"].lower() in wanted]
+    found = []
+    for env in (facts.get("envs") or {}).values():
+        if present and env.get("cuda") != present:
+            continue
+        found += [(s["to"], s["link"]) for s in env.get("shims", []) if s["link"].lower() in wanted]
+    return list(dict.fromkeys(found))

@@ -1,6 +1,7 @@
 """The CPU lacks AVX, which every official TF wheel since 1.6 needs."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 
 ID = "cpu-no-avx"
 
@@ -9,18 +10,19 @@ def check(log, ctx):
     evidence = log.all("avx_missing")[:1] + log.all("illegal_instruction")[:1] + log.all("dll_init_failed")[:1]
     if not evidence:
         return None
-    cause = ("Official TensorFlow wheels since 1.6 use AVX instructions; on a CPU without them the import dies "
-             "({}).".format("DLL initialization routine failed" if log.has("dll_init_failed")
-                                else "illegal instruction"))
-    if ctx.windows:
-        fix = ("check the CPU model for AVX support (older Pentium, Celeron, Atom lack it); if it has AVX, reinstall "
-               "the "
-               "x64 Visual C++ Redistributable 2015-2022; without AVX use a community wheel built without AVX, conda's "
-               "tensorflow build, or another machine")
+    if log.has("dll_init_failed"):
+        cause = t("Official TensorFlow wheels since 1.6 use AVX instructions; on a CPU without them the import dies "
+                  "(DLL initialization routine failed).")
     else:
-        fix = ("check with `grep -o -m1 avx /proc/cpuinfo`; without AVX use a community wheel built without AVX, "
-               "build TF "
-               "from source, or run on a machine (or VM CPU model) that exposes AVX")
-    return Finding(ID, "This CPU cannot run the official TensorFlow build (no AVX)", [ev.line for ev in evidence],
-                   cause, fix, "tfenv's images use the official wheels too: they need an AVX CPU", rank=16,
+        cause = t("Official TensorFlow wheels since 1.6 use AVX instructions; on a CPU without them the import dies "
+                  "(illegal instruction).")
+    if ctx.windows:
+        fix = t("check the CPU model for AVX support (older Pentium, Celeron, Atom lack it); if it has AVX, reinstall "
+                "the x64 Visual C++ Redistributable 2015-2022; without AVX use a community wheel built without AVX, "
+                "conda's tensorflow build, or another machine")
+    else:
+        fix = t("check with `grep -o -m1 avx /proc/cpuinfo`; without AVX use a community wheel built without AVX, "
+                "build TF from source, or run on a machine (or VM CPU model) that exposes AVX")
+    return Finding(ID, t("This CPU cannot run the official TensorFlow build (no AVX)"), [ev.line for ev in evidence],
+                   cause, fix, t("tfenv's images use the official wheels too: they need an AVX CPU"), rank=16,
                    supersedes=("msvc-runtime",))

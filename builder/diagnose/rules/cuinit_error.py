@@ -30,13 +30,18 @@ FIXES = {
                                                  "only on data-center GPUs: remove cuda-compat or take its folder "
                                                  "off LD_LIBRARY_PATH so the driver's own libcuda loads; update the "
                                                  "driver if it is too old for this CUDA",
+    "CUDA_ERROR_STUB_LIBRARY": "the stub libcuda.so from CUDA's lib64/stubs folder (for linking only) is first on "
+                               "the loader path: take .../stubs out of LD_LIBRARY_PATH (and /etc/ld.so.conf.d), so "
+                               "the driver's own libcuda.so.1 loads",
     "CUDA_ERROR_OPERATING_SYSTEM": "the operating system refused the driver call: check `dmesg` for NVRM errors and "
                                    "reboot; in a container, check it was started with `--gpus`",
 }
 DEFAULT = "CUDA_ERROR_UNKNOWN"
-_CODES = {"802": "CUDA_ERROR_SYSTEM_NOT_READY", "804": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
-          "999": "CUDA_ERROR_UNKNOWN", "46": "CUDA_ERROR_DEVICES_UNAVAILABLE", "101": "CUDA_ERROR_INVALID_DEVICE",
-          "3": "CUDA_ERROR_NOT_INITIALIZED", "304": "CUDA_ERROR_OPERATING_SYSTEM"}
+# CUresult numbers (cuda.h) for results TF prints as "UNKNOWN ERROR (N)" or PyTorch as "code N"
+_CODES = {"34": "CUDA_ERROR_STUB_LIBRARY", "802": "CUDA_ERROR_SYSTEM_NOT_READY",
+          "804": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "999": "CUDA_ERROR_UNKNOWN",
+          "46": "CUDA_ERROR_DEVICES_UNAVAILABLE", "101": "CUDA_ERROR_INVALID_DEVICE", "3": "CUDA_ERROR_NOT_INITIALIZED",
+          "304": "CUDA_ERROR_OPERATING_SYSTEM"}
 
 
 def check(log, ctx):
@@ -50,11 +55,19 @@ def check(log, ctx):
     evidence = failed[:1] or others[:2]
     if not evidence:
         return None
-    text = " ".join(log.line_text(ev.line) for ev in evidence)
+    text = " ".join(" ".join(g or "" for g in ev.groups) + " " + log.line_text(ev.line) for ev in evidence)
     name = ("CUDA_ERROR_SYSTEM_NOT_READY" if fabric else None) or next((n for n in FIXES if n in text), None) or next(
         (n for code, n in _CODES.items() if f"({code})" in text or f"code {code}," in text), None) or (
         "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" if "ompat" in text else DEFAULT)
     cause = t("The CUDA driver refused to initialise ({name}); the driver library loaded, so the NVIDIA driver is "
               "installed, but its kernel side is not usable right now.", name=name)
-    return Finding(ID, t("cuInit failed: {name}", name=name), lines(evidence + log.all("modprobe_error")[:1]), cause,
-                   t(FIXES[name]), "", rank=27, supersedes=("no-gpu-visible", "no-gpu-harmless"))
+    fix = t(FIXES[name])
+    if name == "CUDA_ERROR_UNKNOWN" and ctx.wsl:  # no nvidia_uvm module in WSL: the Windows side it is
+        fix = t("in WSL 2 the kernel side is the Windows driver: run `wsl --shutdown` in Windows and start again, "
+                "then update the NVIDIA Windows driver and WSL (`wsl --update`) if it persists")
+    elif name == "CUDA_ERROR_UNKNOWN" and ctx.windows:
+        fix = t("restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it persists, "
+                "reinstall the NVIDIA driver with a clean install")
+    return Finding(ID, t("The CUDA driver failed to start: {name}", name=name),
+                   lines(evidence + log.all("modprobe_error")[:1]), cause, fix, "", rank=27,
+                   supersedes=("no-gpu-visible", "no-gpu-harmless"))

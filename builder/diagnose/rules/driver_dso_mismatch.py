@@ -17,14 +17,16 @@ def check(log, ctx):
         evidence += [lib, kernel]
     if not evidence:
         return None
-    versions = ""
+    cause = t("The NVIDIA kernel module and the user-space driver libraries are different versions: usually a driver "
+              "update whose new module is not loaded yet, or two driver installs mixed.")
+    title = t("Kernel driver and libcuda versions do not match")
     if lib and kernel:
-        versions = f" (kernel module {kernel.groups[0]}, libcuda {lib.groups[0]})"
-    cause = (f"The NVIDIA kernel module and the user-space driver libraries are different versions{versions}: "
-             f"usually a driver "
-             "update whose new module is not loaded yet, or two driver installs mixed.")
+        cause = t("The NVIDIA kernel module ({kernel}) and the user-space driver library libcuda ({lib}) are different "
+                  "versions: usually a driver update whose new module is not loaded yet, or two driver installs "
+                  "mixed.", kernel=kernel.groups[0], lib=lib.groups[0])
+        title = t("Kernel driver {kernel} and libcuda {lib} do not match", kernel=kernel.groups[0], lib=lib.groups[0])
     fix = t("reboot (or unload and reload the nvidia kernel modules) so the module matches the libraries; if it "
             "persists, reinstall the driver so that both halves are the same version: remove every NVIDIA driver "
             "package (stale libnvidia-ml links included) and install one version, then `nvidia-smi` must work")
-    return Finding(ID, f"Kernel driver and libcuda versions do not match{versions}",
+    return Finding(ID, title,
                    [ev.line for ev in evidence], cause, fix, tfenv_way(ctx), rank=26, supersedes=("no-gpu-visible",))

@@ -1,6 +1,7 @@
 """The GPU is newer than the CUDA the TF build has code for (no kernel image, or a slow PTX JIT start)."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import tfenv_way
 from builder.diagnose.versions import vkey
 
@@ -19,15 +20,15 @@ def check(log, ctx):
     evidence = jit + errors
     if old_cuda:
         evidence.append(log.first("device") or log.first("device_old"))
-    cause = "The GPU (compute capability {}) is newer than the code in this TF build.".format(cc or "?")
+    cause = t("The GPU (compute capability {cc}) is newer than the code in this TF build.", cc=cc or "?")
     if jit and not errors:
-        cause += (" TF has no binaries for it and the driver compiles every kernel from PTX at the first start: it "
-                  "works, slowly (minutes, up to 30).")
-    fix = ("keep the JIT-compiled kernels between runs with a bigger cache: CUDA_CACHE_MAXSIZE=4294967296 "
-           "(the default cache is too small); or use a TF build whose CUDA has code for this GPU")
+        cause += " " + t("TF has no binaries for it and the driver compiles every kernel from PTX at the first "
+                         "start: it works, slowly (minutes, up to 30).")
+    fix = t("keep the JIT-compiled kernels between runs with a bigger cache: CUDA_CACHE_MAXSIZE=4294967296 (the "
+            "default cache is too small); or use a TF build whose CUDA has code for this GPU")
     if errors or old_cuda:
-        fix = ("use a TF built with a newer CUDA: CUDA 10.x builds (TF <= 2.3) have no code for sm_80/sm_86 GPUs "
-               "(RTX 30xx "
-               "and newer), CUDA 11 builds (TF 2.4+) do; " + fix)
-    return Finding(ID, "The GPU is newer than this TensorFlow build", [ev.line for ev in evidence if ev], cause, fix,
-                   tfenv_way(ctx) + "; a CUDA 11 environment (tf25 to tf29) runs Ampere and newer GPUs", rank=44)
+        fix = t("use a TF built with a newer CUDA: CUDA 10.x builds (TF <= 2.3) have no code for sm_80/sm_86 GPUs "
+                "(RTX 30xx and newer), CUDA 11 builds (TF 2.4+) do; {rest}", rest=fix)
+    return Finding(ID, t("The GPU is newer than this TensorFlow build"), [ev.line for ev in evidence if ev], cause,
+                   fix, tfenv_way(ctx) + "; " + t("a CUDA 11 environment (tf25 to tf29) runs Ampere and newer GPUs"),
+                   rank=44)

@@ -1,6 +1,7 @@
 """libcuda.so.1 / nvcuda.dll (the NVIDIA driver's own library) is not loadable where a GPU is expected."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import tfenv_way
 from builder.diagnose.rules._gpu import fatal, gpu_expected, libcuda_failures
 
@@ -14,18 +15,19 @@ def check(log, ctx):
         return None
     name = failed[0][0]
     evidence = [ev.line for _, ev in failed[:1]] + [ev.line for ev in log.all("cuinit")[:1]]
-    cause = f"{name} is the NVIDIA driver's library, never part of CUDA or an image, and it is not loadable here."
+    cause = t("{name} is the NVIDIA driver's library, never part of CUDA or an image, and it is not loadable here.",
+              name=name)
     if ctx.wsl:
-        fix = (f"in WSL2 the Windows driver provides it in {WSL_LIB}: export "
-               f"LD_LIBRARY_PATH={WSL_LIB}${{LD_LIBRARY_PATH:+:"
-               "$LD_LIBRARY_PATH}; never install a Linux NVIDIA driver inside WSL")
+        fix = t("in WSL2 the Windows driver provides it in {folder}: `export "
+                "LD_LIBRARY_PATH={folder}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}`; never install a Linux NVIDIA "
+                "driver inside WSL", folder=WSL_LIB)
     elif ctx.windows:
-        fix = "install the NVIDIA display driver for this GPU (it installs nvcuda.dll in System32), then restart"
+        fix = t("install the NVIDIA display driver for this GPU (it installs nvcuda.dll in System32), then restart")
     elif ctx.container:
-        fix = ("start the container with `docker run --gpus all ...` (the NVIDIA container toolkit mounts the host "
-               "driver's libcuda.so.1 at start)")
+        fix = t("start the container with `docker run --gpus all ...` (the NVIDIA container toolkit mounts the host "
+                "driver's libcuda.so.1 at start)")
     else:
-        fix = ("install the NVIDIA driver (nvidia-smi must work afterwards), or add the folder holding libcuda.so.1 "
-               "to LD_LIBRARY_PATH")
-    return Finding(ID, f"The NVIDIA driver library {name} cannot be loaded", evidence, cause, fix,
+        fix = t("install the NVIDIA driver (nvidia-smi must work afterwards), or add the folder holding {name} to "
+                "LD_LIBRARY_PATH", name=name)
+    return Finding(ID, t("The NVIDIA driver library {name} cannot be loaded", name=name), evidence, cause, fix,
                    tfenv_way(ctx), rank=30 if ctx.container else 38, supersedes=("no-gpu-harmless",))

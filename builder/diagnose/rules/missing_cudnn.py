@@ -1,6 +1,7 @@
 """TF could not load cuDNN (libcudnn.so.N / cudnn64_N.dll), or says the DNN library is not found."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import cuda_for_tf, cudnn_for_tf, tfenv_way
 from builder.diagnose.versions import family, version_suffix
 
@@ -19,19 +20,20 @@ def check(log, ctx):
     if not cudnn or (major and not cudnn.startswith(major)):
         cudnn = {"7": "7.6", "8": "8.1"}.get(major, major or "8")
     cuda = cuda_for_tf(ctx) or ("10.1" if major == "7" else "11.2")
-    cause = (f"cuDNN is not part of the CUDA toolkit: TF wants cuDNN {cudnn} (for CUDA {cuda}) and it is not "
-             f"installed or not "
-             "where the loader looks.")
+    cause = t("cuDNN is not part of the CUDA toolkit: TF wants cuDNN {cudnn} (for CUDA {cuda}) and it is not "
+              "installed or not where the loader looks.", cudnn=cudnn, cuda=cuda)
     if major == "7":
-        cause += " cuDNN 8 does not stand in for libcudnn 7 (its API changed: a renamed or linked copy fails)."
+        cause += " " + t("cuDNN 8 does not stand in for libcudnn 7 (its API changed: a renamed or linked copy fails).")
     if ctx.windows:
-        fix = ("download cuDNN {} for CUDA {} (NVIDIA login), unzip it and add its bin folder to PATH (or copy "
-               "cudnn64_{}.dll into the CUDA bin folder), then open a new terminal".format(cudnn, cuda, major or "8"))
+        fix = t("download cuDNN {cudnn} for CUDA {cuda} (NVIDIA login), unzip it and add its bin folder to PATH (or "
+                "copy cudnn64_{major}.dll into the CUDA bin folder), then open a new terminal", cudnn=cudnn, cuda=cuda,
+                major=major or "8")
     else:
-        fix = ("install cuDNN {0} for CUDA {1}: NVIDIA's libcudnn{2} package, or copy its libcudnn.so.{2}* into "
-               "/usr/local/cuda-{1}/lib64 and run sudo ldconfig".format(cudnn, cuda, major or "8"))
+        fix = t("install cuDNN {cudnn} for CUDA {cuda}: NVIDIA's libcudnn{major} package, or copy its "
+                "libcudnn.so.{major}* into /usr/local/cuda-{cuda}/lib64 and run `sudo ldconfig`", cudnn=cudnn,
+                cuda=cuda, major=major or "8")
         if major != "7":
-            fix += ("; or pip install nvidia-cudnn-cu11 (8.x with minor >= TF's) and add "
-                    "site-packages/nvidia/cudnn/lib "
-                    "to LD_LIBRARY_PATH")
-    return Finding(ID, f"TensorFlow cannot load cuDNN {cudnn}", lines, cause, fix, tfenv_way(ctx), rank=36)
+            fix += "; " + t("or `pip install nvidia-cudnn-cu11` (8.x with minor >= TF's) and add "
+                            "site-packages/nvidia/cudnn/lib to LD_LIBRARY_PATH")
+    return Finding(ID, t("TensorFlow cannot load cuDNN {cudnn}", cudnn=cudnn), lines, cause, fix, tfenv_way(ctx),
+                   rank=36)

@@ -1,6 +1,7 @@
 """TF probing for a GPU on a machine (or container, or CI runner) that has none: the messages are harmless."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 from builder.diagnose.rules import missing_cuda_runtime
 from builder.diagnose.rules._gpu import fatal, gpu_expected, libcuda_failures, libcuda_loaded
 
@@ -22,24 +23,30 @@ def check(log, ctx):
     if ci_probe:
         evidence += [ev.line for _, ev in missing_cuda_runtime.missing(log)[:1]] + [log.first("cudart_stub").line]
         supersedes = ("missing-cuda-runtime",)
-    where = "CI runner" if ci_probe else "container" if ctx.container else "machine"
-    cause = (f"TF probes for the NVIDIA driver and CUDA at start; on a {where} without an NVIDIA GPU (or without one "
-             f"passed "
-             "in) it finds none, says so, and runs on the CPU. Any real failure is elsewhere in the log.")
-    if ctx.container:
-        gpu = "to use a GPU, start the container with `docker run --gpus all ...` on a host with the NVIDIA driver"
-    elif ctx.windows:
-        gpu = "to use a GPU, install the NVIDIA driver"
-    elif ctx.wsl:
-        gpu = "to use a GPU in WSL2, install the NVIDIA Windows driver and export LD_LIBRARY_PATH=/usr/lib/wsl/lib"
+    if ci_probe:
+        cause = t("TF probes for the NVIDIA driver and CUDA at start; on a CI runner without an NVIDIA GPU it finds "
+                  "none, says so, and runs on the CPU. Any real failure is elsewhere in the log.")
+    elif ctx.container:
+        cause = t("TF probes for the NVIDIA driver and CUDA at start; in a container without an NVIDIA GPU (or "
+                  "without one passed in) it finds none, says so, and runs on the CPU. Any real failure is elsewhere "
+                  "in the log.")
     else:
-        gpu = "to use a GPU, install the NVIDIA driver (nvidia-smi must work)"
-    fix = ("nothing to fix if you meant to run on the CPU: silence it with TF_CPP_MIN_LOG_LEVEL=2, or install "
-           f"tensorflow-cpu; {gpu}")
+        cause = t("TF probes for the NVIDIA driver and CUDA at start; on a machine without an NVIDIA GPU it finds "
+                  "none, says so, and runs on the CPU. Any real failure is elsewhere in the log.")
+    if ctx.container:
+        gpu = t("to use a GPU, start the container with `docker run --gpus all ...` on a host with the NVIDIA driver")
+    elif ctx.windows:
+        gpu = t("to use a GPU, install the NVIDIA driver")
+    elif ctx.wsl:
+        gpu = t("to use a GPU in WSL2, install the NVIDIA Windows driver and `export LD_LIBRARY_PATH=/usr/lib/wsl/lib`")
+    else:
+        gpu = t("to use a GPU, install the NVIDIA driver (nvidia-smi must work)")
+    fix = t("nothing to fix if you meant to run on the CPU: silence it with TF_CPP_MIN_LOG_LEVEL=2, or install "
+            "tensorflow-cpu") + "; " + gpu
     # No driver at all (libcuda missing): the CUDA libraries TF also misses are a consequence, not the cause.
     rank = 31 if failed and missing_cuda_runtime.missing(log) else 90
     if rank == 31:
-        fix += " (then the CUDA and cuDNN libraries TF names above)"
-    return Finding(ID, "No NVIDIA GPU here: TensorFlow runs on the CPU (harmless)", evidence, cause, fix,
-                   "`tfenv doctor` tells whether this machine has a usable GPU", harmless=True, rank=rank,
+        fix += " " + t("(then the CUDA and cuDNN libraries TF names above)")
+    return Finding(ID, t("No NVIDIA GPU here: TensorFlow runs on the CPU (harmless)"), evidence, cause, fix,
+                   t("`tfenv doctor` tells whether this machine has a usable GPU"), harmless=True, rank=rank,
                    supersedes=supersedes)

@@ -23,5 +23,5 @@ def check(log, ctx):
         fix = t("upgrade numpy in that environment (`pip install -U \"numpy>=1.16,<2\"`) and remove the older copy "
                 "that comes first (`python -c \"import numpy; print(numpy.__file__)\"` shows which)")
     return Finding(ID, t("numpy is too old for this TensorFlow"), lines(evidence), cause, fix,
-                   tfenv_way(ctx) + t(" (every environment has a tested pin set)"), rank=20,
+                   tfenv_way(ctx) + "; " + t("every tfenv environment has a tested pin set"), rank=20,
                    supersedes=("numpy2",))

@@ -1,10 +1,10 @@
 """TensorRT (libnvinfer) and CUPTI are optional: TF works without them."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 from builder.diagnose.versions import family
 
-# The cause vocabulary has one id for "harmless GPU probing"; an optional library TF probes for is one of those.
-ID = "no-gpu-harmless"
+ID = "optional-library"
 
 
 def check(log, ctx):
@@ -13,7 +13,8 @@ def check(log, ctx):
     if not found:
         return None
     names = [n for n, _ in found]
-    cause = "TensorRT (libnvinfer) is used only by TF-TRT, CUPTI only by the profiler; TF runs without them."
-    fix = "nothing to do unless you use TF-TRT or the profiler (then install TensorRT or CUDA's CUPTI of that version)"
-    return Finding(ID, "Optional libraries not found: {} (harmless)".format(", ".join(names)),
+    cause = t("TensorRT (libnvinfer) is used only by TF-TRT, CUPTI only by the profiler; TF runs without them.")
+    fix = t("nothing to do unless you use TF-TRT or the profiler: the warning is harmless, ignore it (for TF-TRT "
+            "install TensorRT, for the profiler CUDA's CUPTI of that version)")
+    return Finding(ID, t("Optional libraries not found: {names} (harmless)", names=", ".join(names)),
                    [ev.line for _, ev in found], cause, fix, "", harmless=True, rank=95)

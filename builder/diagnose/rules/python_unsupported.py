@@ -17,7 +17,9 @@ def check(log, ctx):
                        t("install 64-bit Python (python.org, \"Windows installer (64-bit)\") and reinstall TensorFlow "
                          "in a new venv; `{check}` prints 64 for a 64-bit Python", check=BITS), tfenv_way(ctx),
                        rank=14)
-    evidence = log.all("pip_no_version")[:2] + log.all("not_supported_wheel")[:1]
+    # tensorflow-gpu 2.11+ exists for no Python (windows-gpu-after-210 says why)
+    evidence = [ev for ev in log.all("pip_no_version") if not _gpu_after_210(ev.groups[0])][:2]
+    evidence += log.all("not_supported_wheel")[:1]
     if not evidence:
         return None
     ranges = _ranges(ctx) or t("see tensorflow.org's tested configurations")
@@ -35,6 +37,11 @@ def check(log, ctx):
                 "distribution's python3.X-venv); check with `{check}`", ranges=ranges, check=BITS)
     return Finding(ID, t("No TensorFlow wheel for this Python"), lines(evidence), cause, fix, tfenv_way(ctx),
                    rank=14)
+
+
+def _gpu_after_210(requirement):
+    name, _, version = requirement.partition("=")
+    return name.startswith("tensorflow-gpu") and vkey(version.strip("=<>~!")) >= (2, 11)
 
 
 def _ranges(ctx):

@@ -1,6 +1,7 @@
 """TF 2.4 wants CUDA 11.0's libcusolver.so.10; CUDA 11.1 and later ship only libcusolver.so.11."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 from builder.diagnose.rules import missing_cuda_runtime
 from builder.diagnose.rules._common import tfenv_way
 from builder.diagnose.versions import family, version_suffix, vkey
@@ -18,17 +19,16 @@ def check(log, ctx):
     if cuda10 or (ctx.tf and vkey(ctx.tf.value) < (2, 4)):
         return None  # TF 2.2/2.3: a plain missing CUDA 10 library
     name, ev = hit[0]
-    cause = (f"TF 2.4 was built with CUDA 11.0, whose cuSOLVER is {name}; CUDA 11.1 and later ship only the .11 name."
-             )
+    cause = t("TF 2.4 was built with CUDA 11.0, whose cuSOLVER is {name}; CUDA 11.1 and later ship only the .11 "
+              "name.", name=name)
     if ctx.windows:
-        fix = (r"install CUDA 11.0 beside the newer CUDA and put its bin folder on PATH, or move to TF 2.5+ (CUDA "
-               r"11.2, "
-               "loads cusolver64_11.dll); copying cusolver64_11.dll to cusolver64_10.dll is a reported workaround, "
-               "not a supported one")
+        fix = t("install CUDA 11.0 beside the newer CUDA and put its bin folder on PATH, or move to TF 2.5+ (CUDA "
+                "11.2, loads cusolver64_11.dll); copying cusolver64_11.dll to cusolver64_10.dll is a reported "
+                "workaround, not a supported one")
     else:
-        fix = ("use CUDA 11.0 with TF 2.4 (its lib64 on LD_LIBRARY_PATH), or move to TF 2.5 or later (CUDA 11.2, loads "
-               "libcusolver.so.11); the link `ln -s libcusolver.so.11 libcusolver.so.10` in the CUDA lib folder is a "
-               "reported workaround, not a supported one")
-    return Finding(ID, f"TF 2.4 cannot load {name} (CUDA 11.0's cuSOLVER)", [ev.line], cause, fix,
-                   tfenv_way(ctx) + "; tf24 carries CUDA 11.0, tf25 and later CUDA 11.2", rank=30,
+        fix = t("use CUDA 11.0 with TF 2.4 (its lib64 on LD_LIBRARY_PATH), or move to TF 2.5 or later (CUDA 11.2, "
+                "loads libcusolver.so.11); the link `ln -s libcusolver.so.11 libcusolver.so.10` in the CUDA lib "
+                "folder is a reported workaround, not a supported one")
+    return Finding(ID, t("TF 2.4 cannot load {name} (CUDA 11.0's cuSOLVER)", name=name), [ev.line], cause, fix,
+                   tfenv_way(ctx) + "; " + t("tf24 carries CUDA 11.0, tf25 and later CUDA 11.2"), rank=30,
                    supersedes=("missing-cuda-runtime",) if len(missing_cuda_runtime.missing(log)) == 1 else ())

@@ -1,6 +1,7 @@
 """The log comes from WSL1, which has no GPU support at all."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import tfenv_way
 
 ID = "wsl1"
@@ -12,11 +13,12 @@ def check(log, ctx):
         return None
     gpu = [ev for kind in GPU_KINDS for ev in log.all(kind)[:1]]
     evidence = [ctx.platform.line] + [min(gpu, key=lambda ev: ev.line).line]
-    cause = (f"This Linux runs under WSL 1 ({ctx.platform.how}), a translation layer without GPU access; CUDA and "
-             f"DirectML work only "
-             "in WSL 2.")
-    fix = ("convert the distribution in Windows PowerShell: `wsl --set-version <distro> 2` (after `wsl --update`; see "
-           "`wsl -l -v`), then `wsl --shutdown`; WSL 2 needs Windows 10 21H2+ or 11 and the NVIDIA Windows driver "
-           "R495+")
-    return Finding(ID, "WSL 1 has no GPU support", evidence, cause, fix, tfenv_way(ctx), rank=5,
+    wsl = (ctx.facts or {}).get("wsl") or {}
+    cause = t("This Linux runs under WSL 1 ({how}), a translation layer without GPU access; CUDA and DirectML work "
+              "only in WSL 2.", how=ctx.platform.how)
+    fix = t("convert the distribution in Windows PowerShell: `wsl --set-version <distro> 2` (after `wsl --update`; "
+            "see `wsl -l -v`), then `wsl --shutdown`; WSL 2 needs Windows 10 21H2 (build {build}) or later, or "
+            "Windows 11, and the NVIDIA Windows driver {driver} or newer",
+            build=wsl.get("windows_build_min", "?"), driver=wsl.get("driver_min_windows", "?"))
+    return Finding(ID, t("WSL 1 has no GPU support"), evidence, cause, fix, tfenv_way(ctx), rank=5,
                    supersedes=("libcuda-missing", "no-gpu-harmless", "no-gpu-visible"))

@@ -26,7 +26,7 @@ def check(log, ctx):
             "driver {driver} or newer, and a current WSL (`wsl --update`; a custom WSL kernel needs CONFIG_DXGKRNL, "
             "the stock kernel has it); a data-center GPU must run in WDDM mode, not TCC (`nvidia-smi -g 0 -dm 0` in an "
             "elevated prompt); then `wsl --shutdown` and start again",
-            build=wsl.get("windows_build_min", "19044"), driver=wsl.get("driver_min_windows", "R495"))
+            build=wsl.get("windows_build_min", "?"), driver=wsl.get("driver_min_windows", "?"))
     return Finding(ID, t("WSL 2 does not see the GPU"), lines(evidence), cause, fix,
                    t("`tfenv doctor` in WSL checks /dev/dxg and the Windows driver"), rank=10,
                    supersedes=("no-gpu-visible", "libcuda-missing", "no-gpu-harmless", "container-nvml-lost",

@@ -17,9 +17,9 @@ def check(log, ctx):
     cause = t("The NVIDIA Windows driver puts libcuda.so, libcuda.so.1 and libcuda.so.1.1 into /usr/lib/wsl/lib as "
               "three copies instead of symbolic links, and ldconfig says so each time it runs; CUDA itself still "
               "works.")
-    fix = t("nothing breaks, it is a warning; to silence it, replace the copies by symbolic links to libcuda.so.1.1 "
-            "in an elevated Windows prompt in {folder}: `del libcuda.so libcuda.so.1`, `mklink libcuda.so "
-            "libcuda.so.1.1`, `mklink libcuda.so.1 libcuda.so.1.1`, then `wsl --shutdown` (a driver update brings "
-            "the copies back)", folder=LXSS_LIB)
+    fix = t("nothing breaks, it is a harmless warning; to silence it, replace the copies by symbolic links to "
+            "libcuda.so.1.1 in an elevated Windows prompt in {folder}: `del libcuda.so libcuda.so.1`, `mklink "
+            "libcuda.so libcuda.so.1.1`, `mklink libcuda.so.1 libcuda.so.1.1`, then `wsl --shutdown` (a driver "
+            "update brings the copies back)", folder=LXSS_LIB)
     return Finding(ID, t("ldconfig: {name} is not a symbolic link (harmless in WSL2)", name=name), lines(evidence),
                    cause, fix, "", harmless=True, rank=93)

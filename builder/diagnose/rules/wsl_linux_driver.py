@@ -1,6 +1,7 @@
 """A Linux NVIDIA driver installed inside WSL2 hides the Windows driver's libcuda."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import tfenv_way
 
 ID = "wsl-linux-driver"
@@ -18,12 +19,13 @@ def check(log, ctx):
     evidence = sorted({ev.line for ev in signs})[:len(SIGNS)]
     if not evidence:
         return None
-    cause = ("In WSL2 the Windows driver provides the GPU (libcuda in /usr/lib/wsl/lib, /dev/dxg); a Linux NVIDIA "
-             "driver "
-             "or the cuda/cuda-drivers meta package installed inside WSL puts its own libcuda first, which finds no "
-             "kernel module.")
-    fix = ("remove the Linux driver inside WSL: sudo apt-get purge 'nvidia-driver-*' 'cuda-drivers*' "
-           "'libnvidia-compute-*' (and `sudo apt-get autoremove`); install only cuda-toolkit-X-Y or runtime libraries; "
-           "then `wsl --shutdown` in Windows and start again")
-    return Finding(ID, "A Linux NVIDIA driver is installed inside WSL2", evidence, cause, fix, tfenv_way(ctx), rank=8,
-                   supersedes=("driver-dso-mismatch", "libcuda-missing", "no-gpu-visible", "no-gpu-harmless"))
+    cause = t("In WSL2 the Windows driver provides the GPU (libcuda in /usr/lib/wsl/lib, /dev/dxg); a Linux NVIDIA "
+              "driver or the cuda/cuda-drivers meta package installed inside WSL puts its own libcuda first, which "
+              "finds no kernel module.")
+    fix = t("remove the Linux driver inside WSL: `sudo apt-get purge 'nvidia-driver-*' 'cuda-drivers*' "
+            "'libnvidia-compute-*'` (and `sudo apt-get autoremove`), install only cuda-toolkit-X-Y or runtime "
+            "libraries, then `wsl --shutdown` in Windows and start again; until then `export "
+            "LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH` makes the WSL libcuda load first")
+    return Finding(ID, t("A Linux NVIDIA driver is installed inside WSL2"), evidence, cause, fix, tfenv_way(ctx),
+                   rank=8, supersedes=("driver-dso-mismatch", "libcuda-missing", "no-gpu-visible", "no-gpu-harmless",
+                                       "wsl-lib-path"))

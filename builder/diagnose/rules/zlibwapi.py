@@ -1,6 +1,7 @@
 """cuDNN 8.3-8.8 on Windows need zlibwapi.dll; without it a cuDNN sub-library fails with error 126."""
 
 from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import tfenv_way
 from builder.diagnose.versions import family, vkey
 
@@ -20,13 +21,12 @@ def check(log, ctx):
     version = ""
     if loaded:
         v = int(loaded.groups[0])
-        version = f" {v // 1000}.{(v % 1000) // 100}"
-    cause = (f"cuDNN{version} loaded, but its sub-libraries need zlibwapi.dll, which cuDNN 8.3 to 8.8 on Windows do "
-             f"not ship; "
-             "error 126 means a dependency of the named DLL is missing.")
-    fix = ("download zlibwapi.dll (x64, from NVIDIA's cuDNN install guide) into the CUDA bin folder or another folder "
-           "on PATH; or use cuDNN 8.1 (what TF 2.5-2.10 were built with) or 8.9, which carries zlib itself")
+        version = f"{v // 1000}.{(v % 1000) // 100}"
+    cause = t("cuDNN {version} loaded, but its sub-libraries need zlibwapi.dll, which cuDNN 8.3 to 8.8 on Windows do "
+              "not ship; error 126 means a dependency of the named DLL is missing.", version=version or "8.x")
+    fix = t("download zlibwapi.dll (x64, from NVIDIA's cuDNN install guide) into the CUDA bin folder or another "
+            "folder on PATH; or use cuDNN 8.1 (what TF 2.5-2.10 were built with) or 8.9, which carries zlib itself")
     if vkey(ctx.tf.value) and vkey(ctx.tf.value) <= (2, 10):
-        fix += " (nvidia-cudnn-cu11 8.9.4.25 and 8.9.5.29 have Windows wheels)"
-    return Finding(ID, "cuDNN cannot load its sub-libraries: zlibwapi.dll is missing", [ev.line for ev in evidence],
+        fix += " " + t("(nvidia-cudnn-cu11 8.9.4.25 and 8.9.5.29 have Windows wheels)")
+    return Finding(ID, t("cuDNN cannot load its sub-libraries: zlibwapi.dll is missing"), [ev.line for ev in evidence],
                    cause, fix, tfenv_way(ctx), rank=33, supersedes=("missing-cudnn", "msvc-runtime"))

@@ -32,9 +32,10 @@ WINDOWS_ONLY = re.compile(r"\.dll\b|%PATH%|C:\\|\bwhere\b", re.IGNORECASE)
 # WSL 2 is made of Windows parts: its advice may name Windows folders (the driver's lxss\lib), not DLLs or PATH
 WSL_WINDOWS_ONLY = re.compile(r"\.dll\b|%PATH%|\bwhere\b", re.IGNORECASE)
 PLATFORMS = ("linux", "windows", "container", "wsl2")
-MIN_LOGS, MIN_SITES, MIN_PER_PLATFORM, MIN_THREADS_PER_RULE = 170, 40, 20, 3
-# Rules whose logs the gatherers are still collecting (interim, first merge): at least one thread each for now.
-THIN = {"cpu-no-avx", "gpu-too-new", "numa-harmless", "store-python", "tf24-cusolver", "wsl-libcuda-symlink", "wsl1"}
+MIN_LOGS, MIN_SITES, MIN_PER_PLATFORM, MIN_THREADS_PER_RULE = 200, 40, 30, 3
+# The one rule short of three threads, and why (the issue's figure is three: this is a known gap, reported).
+SHORT = {"store-python": (2, "no third unclaimed public thread whose log shows the Store Python as the root cause "
+                             "was found in the stored index")}
 
 
 @pytest.fixture(scope="module")
@@ -85,8 +86,7 @@ def test_the_corpus_is_wide():
 @pytest.mark.parametrize("rule", rules.IDS)
 def test_every_rule_is_backed_by_several_threads(rule):
     threads = {thread(c["source"]) for c in CASES.values() if c["cause"] == rule}
-    # store-python: no public log yet whose root cause was the Store Python (interim, see THIN)
-    assert len(threads) >= ({"store-python": 0}.get(rule, 1) if rule in THIN else MIN_THREADS_PER_RULE), rule
+    assert len(threads) >= SHORT.get(rule, (MIN_THREADS_PER_RULE,))[0], (rule, sorted(threads))
 
 
 def sources_index():
@@ -111,7 +111,7 @@ def test_sources_md_lists_every_log():
 def test_unclear_logs_say_why_and_get_one_platforms_advice(stem, facts):
     """A log whose lines alone cannot tell its thread's cause is kept with the reason; explain still reads it."""
     case = UNCLEAR[stem]
-    assert len(case["unclear"]) > 20 and case["cause"] in rules.IDS
+    assert len(case["unclear"]) > 20
     result = _explain(case, facts)
     for f in result.findings:
         assert all(1 <= n <= result.log.line_count for n in f.evidence)

@@ -9,7 +9,7 @@ import pytest
 from builder import diagnose
 from builder.diagnose import rules
 from builder.matrix.facts import facts_from_matrix
-from tests.helpers import matrix
+from tests.helpers import ROOT, matrix
 
 DSO = "2021-01-01 00:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] "
 
@@ -29,6 +29,8 @@ CASES = [
     ("tf215-unnamed", "W tensorflow/core/common_runtime/gpu/gpu_device.cc:2256] Cannot dlopen some GPU libraries. "
      "Please make sure the missing libraries mentioned above are installed properly.\nSkipping registering GPU "
      "devices...", "missing-cuda-runtime", "tensorflow[and-cuda]"),
+    ("tf215-cudart12", "I tensorflow/core/util/port.cc:113] oneDNN custom operations are on.\n"
+     "tensorflow==2.15.0\n" + fail("libcudart.so.12"), "missing-cuda-runtime", "tensorflow[and-cuda]"),
     ("tf24-cusolver-win", fail("cusolver64_10.dll", "cusolver64_10.dll not found"), "tf24-cusolver",
      "cusolver64_11.dll"),
     ("wsl2-libcuda", "Linux PC 5.10.16.3-microsoft-standard-WSL2 #1 SMP\n" + fail("libcuda.so.1"),
@@ -71,7 +73,7 @@ CASES = [
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
-     "TensorRT", "no-gpu-harmless", "TF-TRT"),
+     "TensorRT", "optional-library", "TF-TRT"),
     ("cublas-init", "E tensorflow/stream_executor/cuda/cuda_blas.cc:226] failed to create cublas handle: "
      "CUBLAS_STATUS_NOT_INITIALIZED\ntensorflow.python.framework.errors_impl.InternalError: Blas GEMM launch failed",
      "cublas-init-failed", "set_memory_growth"),
@@ -141,6 +143,10 @@ CASES += [
     ("cuinit-busy", "E tensorflow/stream_executor/cuda/cuda_driver.cc:328] failed call to cuInit: "
      "CUDA_ERROR_DEVICES_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable", "cuinit-error",
      "nvidia-smi -c 0"),
+    ("cuinit-stub", "W tensorflow/stream_executor/cuda/cuda_driver.cc:326] failed call to cuInit: UNKNOWN ERROR (34)",
+     "cuinit-error", "stubs"),
+    ("wsl-no-dxg", "Linux PC 5.10.102.1-microsoft-standard-WSL2\n$ ls -l /dev/dxg\nls: cannot access '/dev/dxg': "
+     "No such file or directory", "wsl-gpu-unavailable", "wsl --update"),
     ("cc30-ignored", "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1283] Ignoring visible gpu device (device: 0, "
      "name: Quadro K2000M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The "
      "minimum required Cuda capability is 3.5.", "gpu-too-old", "TF_CUDA_COMPUTE_CAPABILITIES=3.0"),
@@ -151,6 +157,13 @@ CASES += [
      "TF_CPP_MIN_LOG_LEVEL"),
     ("numpy-old", ">>> import tensorflow as tf\nRuntimeError: module compiled against API version 0xe but this "
      "version of numpy is 0xd\nImportError: numpy.core.multiarray failed to import", "numpy-too-old", "numpy>=1.16"),
+    ("protobuf-ext", "  File \"C:\\Python36\\lib\\site-packages\\google\\protobuf\\descriptor.py\", line 47\n"
+     "    from google.protobuf.pyext import _message\nImportError: DLL load failed: The specified procedure could not "
+     "be found.", "dll-load-failed-other", "protobuf==3.6.0"),
+    ("cudnn-mismatch-prompt", "(base) me@box:~/proj$ python train.py\n"
+     "E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library: 8.0.4 but source was "
+     "compiled with: 8.1.0.", "cudnn-version-mismatch",
+     "ldconfig -p"),
     ("tf1-cudnn-newer", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:396] Loaded runtime CuDNN library: 7102 "
      "(compatibility version 7100) but source was compiled with 7005 (compatibility version 7000).",
      "cudnn-version-mismatch", "cuDNN 7.0"),
@@ -209,7 +222,7 @@ def test_a_root_cause_supersedes_what_it_explains(facts):
 
 def test_harmless_findings_come_last(facts):
     log = fail("libnvinfer.so.7") + "\n" + fail("libcudnn.so.8")
-    assert [f.id for f in diagnose.explain(log, facts).findings] == ["missing-cudnn", "no-gpu-harmless"]
+    assert [f.id for f in diagnose.explain(log, facts).findings] == ["missing-cudnn", "optional-library"]
 
 
 def test_no_driver_at_all_explains_the_missing_runtime_too(facts):
@@ -254,3 +267,15 @@ def test_a_fatal_line_outranks_notes_and_is_never_harmless(facts):
     cudnn = ("F tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: "
              "CUDNN_STATUS_INTERNAL_ERROR")
     assert [f.id for f in diagnose.explain(oom + cudnn, facts).findings][:1] == ["cudnn-init-failed"]
+
+
+def test_tf22_on_windows_with_cuda_102_gets_the_copy_the_setup_script_makes(facts):
+    """One fact, one answer: matrix.yaml's copy (cuda.10.2.windows.copies) is the fix, as windows/tf22/setup.ps1."""
+    copy = next(c for c in matrix().cuda["10.2"].windows.copies if c.to == "cudart64_101.dll")
+    log = "\n".join(fail(name, name + " not found") for name in ("cudart64_101.dll", "cublas64_10.dll"))
+    top = diagnose.explain(log, facts, tf="2.2", cuda="10.2").findings[0]
+    assert top.id == "missing-cuda-runtime"
+    assert f"`{copy.source}` as `{copy.to}`" in top.fix and "no other release" not in top.cause
+    assert copy.source in (ROOT / "windows" / "tf22" / "setup.ps1").read_text(encoding="utf-8")
+    # without CUDA 10.2 installed the answer stays the CUDA 10.1 install
+    assert "CUDA 10.1 toolkit" in diagnose.explain(log, facts, tf="2.2").findings[0].fix

@@ -7,14 +7,15 @@ without editing this file. Nothing here has run on Windows: the grammar is not P
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
 
 from builder.matrix import validate
-from builder.render import windows, wsl
+from builder.render import dockerfiles, windows, wsl
 from tests.helpers import ROOT
-from tests.unit.powershell_lint import lint
+from tests.unit.powershell_lint import lint, mask
 
 COMMITTED = sorted(p for pattern in ("wsl/*/*.ps1", "windows/*/*.ps1") for p in ROOT.glob(pattern))
 
@@ -80,3 +81,37 @@ def test_crlf_and_ascii(name, text):
     """Committed and rendered alike: CRLF line ends (.gitattributes) and ASCII (5.1 reads BOM-less as ANSI)."""
     assert text.isascii()
     assert text.count("\n") == text.count("\r\n") > 0
+
+
+def _kind(name: str) -> str:
+    return "windows" if name.split(":")[-1].startswith("windows/") else "wsl"
+
+
+@pytest.mark.parametrize("name, text", SCRIPTS, ids=[name for name, _ in SCRIPTS])
+def test_exit_codes_come_from_their_one_table(name, text):
+    """builder/templates/KIND/exit-codes.yaml is the one list: the script's $Exit table and its help are
+    rendered from it, the code uses only its names (no literal codes), and 1 is left to PowerShell."""
+    table = dockerfiles.exit_codes(_kind(name))
+    text = text.replace("\r\n", "\n")
+    block = re.search(r"^\$Exit = @\{\n(.*?)\n\}$", text, re.S | re.M).group(1)
+    assert [tuple(line.strip().split(" = ")) for line in block.splitlines()] == \
+        [(row["name"], str(row["code"])) for row in table]
+    help_rows = re.findall(r"^      (\d+) +(.+)$", text.split("Exit codes:", 1)[1].split(".PARAMETER", 1)[0], re.M)
+    assert help_rows == [(str(row["code"]), row["meaning"]) for row in table]
+    code = mask(text)
+    used = set(re.findall(r"\$Exit\.(\w+)", code))
+    names = {row["name"] for row in table}
+    assert used <= names, used - names
+    assert used == names - {"PowerShell"}, names - used  # every documented outcome is reachable in the code
+    assert not re.search(r"(?i)\bexit\s+\d|-Code\s+\d", code)
+    assert next(row for row in table if row["code"] == 1)["name"] == "PowerShell"
+
+
+@pytest.mark.parametrize("kind", ["windows", "wsl"])
+def test_readme_lists_each_scripts_exit_codes(kind):
+    """The README's table of each script is its exit-codes.yaml, row for row."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    marker = f"<!-- exit codes of {kind}/ENV/setup.ps1 -->"
+    assert marker in readme
+    rows = re.findall(r"^\| (\d+) \| (.+) \|$", readme.split(marker, 1)[1].split("\n\n", 2)[1], re.M)
+    assert rows == [(str(r["code"]), r["meaning"]) for r in dockerfiles.exit_codes(kind)]

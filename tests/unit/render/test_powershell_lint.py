@@ -41,6 +41,16 @@ BAD = [
     ("non-ascii", "Write-Output 'done \u2013 ok'\n"),
     ("web-request", "Invoke-WebRequest -Uri $u -OutFile $f\n"),
     ("web-request", "iwr $u -OutFile $f\n"),
+    ("no-profile", "<#\n.EXAMPLE\n    powershell -ExecutionPolicy Bypass -File .\\setup.ps1\n#>\n"),
+    ("no-profile", "# run: pwsh -File setup.ps1 -CheckOnly\n"),
+    ("exit-code-1", "if (-not $ok) { exit 1 }\n"),
+    ("exit-code-1", "Stop-Setup -Code 1 -Message 'the checks failed'\n"),
+    ("program-files-32bit", "$smi = Join-Path -Path $env:ProgramFiles -ChildPath 'NVIDIA Corporation\\NVSMI'\n"),
+    ("tls12", "Invoke-WebRequest -UseBasicParsing -Uri $u -OutFile $f\n"),
+    ("tls12", "(New-Object -TypeName Net.WebClient).DownloadFile($u, $f)\n"),
+    ("console-encoding-restore", "function Get-Out {\n    [Console]::OutputEncoding = $utf8\n    & $exe\n}\n"),
+    ("native-progress-pipe", "function Install-It {\n    & $python -m pip install -r $file | Out-Host\n}\n"),
+    ("start-process-quoting", "Start-Process -FilePath $exe -ArgumentList @('-r', $file) -Wait\n"),
 ]
 
 GOOD = [
@@ -60,9 +70,23 @@ GOOD = [
     "Set-Content @parameters\n",
     "$null = & $exe > $null\n",
     "if ($a -gt 1) { 'x' }\n",
-    "Invoke-WebRequest -Uri $u -OutFile $f -UseBasicParsing\n",
+    "[Net.ServicePointManager]::SecurityProtocol = 'Tls12'\nInvoke-WebRequest -Uri $u -OutFile $f -UseBasicParsing\n",
     "$h = @'\n$a ?? b && c\n'@\n",
     "<# a ?? b\n   && System32 #>\n$x = 1\n",
+    "<#\n.EXAMPLE\n    powershell -NoProfile -ExecutionPolicy Bypass -File .\\setup.ps1\n#>\n",
+    "exit 0\n",
+    "Stop-Setup -Code $Exit.ChecksFailed -Message 'the checks failed'\nexit 12\n",
+    "$pf = if ($env:ProgramW6432) { $env:ProgramW6432 } else { $env:ProgramFiles }\n",
+    "function Get-Pf {\n    if ($env:ProgramW6432) {\n        return $env:ProgramW6432\n    }\n"
+    "    return $env:ProgramFiles\n}\n",
+    "[Net.ServicePointManager]::SecurityProtocol = [Net.ServicePointManager]::SecurityProtocol -bor "
+    "[Net.SecurityProtocolType]::Tls12\nInvoke-WebRequest -UseBasicParsing -Uri $u -OutFile $f\n",
+    "function Get-Out {\n    $saved = [Console]::OutputEncoding\n    try {\n        [Console]::OutputEncoding = $utf8\n"
+    "        & $exe\n    } finally {\n        [Console]::OutputEncoding = $saved\n    }\n}\n",
+    "$p = Start-Process -FilePath $exe -ArgumentList (ConvertTo-CommandLine -Arguments @('-r', $file)) "
+    "-NoNewWindow -Wait -PassThru\n",
+    "Start-Process -FilePath 'notepad.exe' -ArgumentList 'a.txt'\n",
+    "Get-ChildItem | Out-Host\n",
 ]
 
 
@@ -100,3 +124,14 @@ def test_command_line_reports_and_exits_1(tmp_path):
     assert result.stdout.startswith(f"{bad}:1: ps7-syntax: ")
     result = subprocess.run([sys.executable, str(script), str(good)], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout == ""
+
+
+def test_new_rules_find_what_the_scripts_before_issue_20_did():
+    """The rules added for issue 20 catch the pitfalls the scripts had: a snippet from each old script."""
+    old_native = ("<#\n.EXAMPLE\n    powershell -ExecutionPolicy Bypass -File .\\setup.ps1\n#>\n"
+                  "function Invoke-Live {\n    & $FilePath @Arguments | Out-Host\n}\n"
+                  "$smi = Join-Path -Path $env:ProgramFiles -ChildPath 'NVIDIA Corporation\\NVSMI\\nvidia-smi.exe'\n"
+                  "Invoke-WebRequest -UseBasicParsing -Uri $InstallerUrl -OutFile $partial\n"
+                  "Stop-Setup -Code 1 -Message 'the checks failed'\n")
+    assert {f.rule for f in lint(old_native)} == {"no-profile", "native-progress-pipe", "program-files-32bit",
+                                                  "tls12", "exit-code-1"}

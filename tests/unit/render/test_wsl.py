@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -14,6 +15,7 @@ from builder.cli import cli
 from builder.matrix import model, validate
 from builder.render import generated, lock, wsl
 from tests.helpers import ROOT, UNIT, tfenv
+from tests.unit.powershell_lint import functions
 
 SNAPSHOTS = UNIT / "snapshots"
 SCRIPTS = sorted((ROOT / "wsl").glob("*/install.sh"))
@@ -190,7 +192,61 @@ def test_powershell_checks_what_windows_needs(m):
     assert "[string]$Distribution = 'Ubuntu-20.04'" in text
     assert "'--install', '-d', $Distribution" in text
     assert "--query-gpu=driver_version" in text
-    assert "'bash', $linuxPath, '--distro', $Distribution" in text
+    assert "'bash', (Get-LinuxPath), '--distro', $Distribution" in text
+
+
+def test_driver_is_checked_before_wsl_downloads_anything():
+    text = (ROOT / "wsl" / "tf29" / "setup.ps1").read_text(encoding="utf-8")
+    steps = re.findall(r"^([A-Z][a-z]+-[A-Za-z]+)\r?$", text, re.M)
+    assert steps == ["Assert-WindowsBuild", "Assert-NvidiaDriver", "Assert-Wsl", "Install-Distribution",
+                     "Invoke-InstallScript"]
+
+
+def test_wsl_first_run_and_offline_messages():
+    text = (ROOT / "wsl" / "tf29" / "setup.ps1").read_text(encoding="utf-8")
+    assert "in an administrator PowerShell run 'wsl --install', restart Windows (it needs a restart)" in text
+    assert "warning: 'wsl --update' failed" in text and "WSL works, so this run goes on" in text
+    body = functions(text)["Assert-Wsl"][1]
+    # a failed update stops only when wsl --status fails too
+    update = body.index("if ($update.ExitCode -ne 0) {")
+    assert update < body.index("if ($status.ExitCode -ne 0) {", update)
+
+
+def test_wslenv_carries_pip_and_proxy_settings_and_nothing_that_disables_tls(m):
+    text = (ROOT / "wsl" / "tf29" / "setup.ps1").read_text(encoding="utf-8")
+    assert ("$WslEnvVariables = @('PIP_INDEX_URL/u', 'PIP_EXTRA_INDEX_URL/u', 'PIP_CERT/up', 'HTTPS_PROXY/u', "
+            "'HTTP_PROXY/u', 'NO_PROXY/u')") in text
+    assert not re.search(r"TRUSTED_HOST|PYTHONHTTPSVERIFY|NO_VERIFY|INSECURE|CURL_CA_BUNDLE", text, re.I)
+    funcs = functions(text)
+    # Every wsl.exe run goes through the two functions that know its encodings and WSLENV.
+    runners = {n for n, (_, body) in funcs.items() if re.search(r"&\s*\$|Start-Process|Process\]::Start", body)}
+    assert runners == {"Invoke-Wsl", "Invoke-Captured"}
+    assert re.search(r"finally \{\s+\$env:WSLENV = \$saved", funcs["Invoke-Wsl"][1])
+
+
+def test_install_sh_codes_are_mapped_so_1_never_means_checks_failed():
+    """install.sh's codes (1: final checks, 2: die's default, 130: interrupted) come back as the table's."""
+    text = (ROOT / "wsl" / "tf29" / "setup.ps1").read_text(encoding="utf-8")
+    mapped = re.search(r"\$mapped = @\{ (.*?) \}", text).group(1)
+    assert mapped == "0 = $Exit.Ready; 1 = $Exit.ChecksFailed; 2 = $Exit.InstallStopped; 130 = $Exit.Interrupted"
+    bash = (ROOT / "wsl" / "tf29" / "install.sh").read_text(encoding="utf-8")
+    assert 'exit "${2:-2}"' in bash and " 130' INT TERM" in bash
+    assert set(re.findall(r'die "[^"]*" (\d+)', bash)) == {"1", "130"}  # final checks, Ctrl-C; others 2
+    assert "if ($code -lt 0 -or $code -gt 255) {" in text  # wsl.exe's own failure (-1, an HRESULT): 17
+
+
+def test_install_sh_reports_the_pip_settings_it_received(tmp_path):
+    """What WSLENV hands over is named in the preflight; a PIP_CERT that is not a file inside WSL is a problem."""
+    env = {"PATH": "/usr/bin:/bin", "TFENV_WSL_ROOT": str(tmp_path), "PIP_INDEX_URL": "https://pypi.example.org/simple",
+           "PIP_CERT": "/mnt/c/certs/missing.pem", "HTTPS_PROXY": "http://proxy.example.org:3128"}
+    result = _run(SCRIPTS[0], "--check", env=env)
+    assert ("tfenv-wsl: pip: index https://pypi.example.org/simple, CA bundle /mnt/c/certs/missing.pem, "
+            "proxy http://proxy.example.org:3128") in result.stdout
+    assert "PIP_CERT=/mnt/c/certs/missing.pem is not a file inside WSL" in result.stderr
+    ca = tmp_path / "ca.pem"
+    ca.write_text("not checked here\n")
+    result = _run(SCRIPTS[0], "--check", env={**env, "PIP_CERT": str(ca)})
+    assert "PIP_CERT=" not in result.stderr
 
 
 def test_driver_minimum_is_the_higher_of_wsl_and_cuda(matrix_data, write_matrix):
@@ -268,3 +324,22 @@ def test_apt_route_needs_an_ubuntu_section(matrix_data, write_matrix):
             env["os"] = ["debian11"]
     with pytest.raises(model.MatrixError, match=r"cuda\.11\.2\.wsl\.source: 'apt' takes the packages"):
         validate.load(write_matrix(matrix_data))
+
+
+def test_final_checks_report_a_non_ascii_path_under_an_ascii_locale(tmp_path):
+    """install.sh's embedded checks (taken from the rendered script) print a library path the locale cannot
+    spell escaped, and still reach their verdict (here: no TensorFlow in this venv)."""
+    bash = (ROOT / "wsl" / "tf29" / "install.sh").read_text(encoding="utf-8")
+    program = re.search(r"<<'PY' \|\| rc=\$\?\n(.*?)\nPY\n", bash, re.S).group(1)
+    libs = tmp_path / "C" / "Users" / "\u5f20\u4e09" / "lib"
+    libs.mkdir(parents=True)
+    zlib = next(p for p in (Path("/lib/x86_64-linux-gnu/libz.so.1"), Path("/usr/lib/x86_64-linux-gnu/libz.so.1"))
+                if p.exists())
+    shutil.copy(zlib, libs / "libz.so.1")
+    result = subprocess.run(["python3", "-c", program, "2.9.3", "libz.so.1"], capture_output=True, timeout=60,
+                            env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "ascii",
+                                 "LD_LIBRARY_PATH": str(libs)})
+    out = result.stdout.decode("ascii")
+    assert result.returncode == 1 and b"Traceback" not in result.stderr, result.stderr
+    assert f"ok   libz.so.1 loads from {libs.parent.parent}/\\u5f20\\u4e09/lib/libz.so.1" in out
+    assert "FAIL import tensorflow: ModuleNotFoundError: No module named 'tensorflow'" in out
