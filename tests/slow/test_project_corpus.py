@@ -1,8 +1,9 @@
 """The real projects of tests/unit/project_corpus go `tfenv init` -> `tfenv lock` and lock or are refused as
 tests/unit/project_corpus/expected.yaml says (network: the resolver reads the package index; minutes).
 
-Three of them that land on tf29 debian11 also `tfenv build` on the shared tf29 image (tf29_image), pass
-`tfenv test` and run their own smoke command in `tfenv run`; every project image is removed afterwards.
+Three of them that land on tf29 or tf210 also `tfenv build` on debian11 (the shared tf29 image, tf29_image,
+and tf210 built on its layers when missing), pass `tfenv test` and run their own smoke command in `tfenv run`
+(TF is the environment's: `pip show tensorflow-gpu` is empty); every image made here is removed afterwards.
 """
 
 from __future__ import annotations
@@ -63,13 +64,26 @@ BUILT = sorted(s for s, e in EXPECTED.items() if e.get("smoke"))
 
 
 @pytest.fixture(scope="module")
-def project_images(docker_client):
-    """Every project image the tests below make, removed at the end (also on failure)."""
+def project_images(docker_client, tf29_image):
+    """The environment images the projects build on (tf29 from the shared fixture; tf210 built on its layers
+    when missing) and every image the tests below make, removed at the end (also on failure)."""
+    from builder.docker import daemon
+
     made: list[str] = []
+    repo = tf29_image.repo
+    if any(EXPECTED[s]["env"] == "tf210" for s in BUILT) and not daemon.has_image(docker_client,
+                                                                                  f"{repo}:tf210-debian11"):
+        from tests.conftest import BASE_IMAGE
+
+        ca = ["--ca-cert", HOST_CA] if os.path.isfile(HOST_CA) else []
+        built = tfenv("build", "tf210", "--os", "debian11", "--repo", repo, "--base-image", BASE_IMAGE, "--plain",
+                      *ca, timeout=2400)
+        assert built.returncode == 0, built.stdout[-3000:] + built.stderr
+        made += [f"{repo}:tf210-debian11", f"{repo}:2.10.1-gpu-cuda11.2-cudnn8.6-py3.9-debian11"]
     yield made
     from docker.errors import DockerException
 
-    for ref in made:
+    for ref in reversed(made):
         with contextlib.suppress(DockerException):
             docker_client.images.remove(ref, noprune=False)
 
@@ -79,7 +93,7 @@ def project_images(docker_client):
 def test_corpus_project_builds_passes_its_suite_and_runs_its_smoke_command(tmp_path, slug, tf29_image,
                                                                            project_images):
     entry = EXPECTED[slug]
-    assert entry["env"] == "tf29", "only the tf29 debian11 image is built by the slow suite"
+    assert entry["env"] in ("tf29", "tf210"), "only the tf29 and tf210 debian11 images are built by the slow suite"
     folder = copy_project(slug, tmp_path)
     init = tfenv(*init_args(entry), "--os", "debian11", cwd=folder)
     assert init.returncode == 0, init.stderr
@@ -88,14 +102,38 @@ def test_corpus_project_builds_passes_its_suite_and_runs_its_smoke_command(tmp_p
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr
     ref = build.stdout.strip().splitlines()[-1].split("project: ", 1)[1]
     project_images.append(ref)
-    test = tfenv("test", "--repo", tf29_image.repo, cwd=folder, timeout=1200)
+    test = tfenv("test", "--repo", tf29_image.repo, "--gpus", "none", cwd=folder, timeout=1200)
     assert test.returncode == 0, test.stdout[-4000:] + test.stderr
     version = tfenv("run", "--repo", tf29_image.repo, "--", "python", "-c",
                     "import tensorflow as tf; print(tf.__version__)", cwd=folder)
-    assert version.returncode == 0 and version.stdout.strip().splitlines()[-1] == "2.9.3", version.stderr
+    tf = {"tf29": "2.9.3", "tf210": "2.10.1"}[entry["env"]]
+    assert version.returncode == 0 and version.stdout.strip().splitlines()[-1] == tf, version.stderr
     for name in ("tensorflow-gpu", "tensorflow-cpu"):
         show = tfenv("run", "--repo", tf29_image.repo, "--", "pip", "show", name, cwd=folder)
         assert show.stdout.strip() == "", show.stdout  # the environment's TensorFlow only
     smoke = tfenv("run", "--repo", tf29_image.repo, "--", "python", "-c", entry["smoke"], cwd=folder)
     assert smoke.returncode == 0, smoke.stdout[-2000:] + smoke.stderr[-2000:]
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.docker
+def test_a_tensorflow_gpu_pin_of_the_line_builds_on_the_environments_tf(tmp_path, tf29_image, project_images):
+    """`tensorflow-gpu==2.9.1` (the guides' advice) is the tf29 line: provided, never installed a second time."""
+    folder = tmp_path / "gpu-pin"
+    folder.mkdir()
+    (folder / "requirements.txt").write_text("tensorflow-gpu==2.9.1\ntqdm==4.64.1\n", encoding="utf-8")
+    init = tfenv("init", "--os", "debian11", cwd=folder)
+    assert init.returncode == 0 and init.stdout.startswith("tf29 (debian11, Python 3.9): tensorflow-gpu==2.9.1 is "
+                                                           "the TF 2.9 line"), init.stdout + init.stderr
+    ca = ["--ca-cert", HOST_CA] if os.path.isfile(HOST_CA) else []
+    build = tfenv("build", "--repo", tf29_image.repo, "--plain", *ca, cwd=folder, timeout=1200)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr
+    assert "note: tensorflow-gpu==2.9.1: tf29 provides 2.9.3, the same line with its GPU build" in build.stdout
+    project_images.append(build.stdout.strip().splitlines()[-1].split("project: ", 1)[1])
+    lock = (folder / "tfenv.lock").read_text(encoding="utf-8")
+    assert [ln for ln in lock.splitlines() if ln and not ln.startswith("#")][0].startswith("tqdm==4.64.1")
+    probe = tfenv("run", "--repo", tf29_image.repo, "--", "sh", "-c",
+                  "python -c 'import tensorflow as tf; print(tf.__version__)' 2>/dev/null; pip show tensorflow-gpu",
+                  cwd=folder)
+    assert probe.stdout.strip().splitlines()[-1] == "2.9.3", probe.stdout + probe.stderr
+    assert "Name: tensorflow-gpu" not in probe.stdout
