@@ -173,7 +173,7 @@ def parse(data: Any, path: Path) -> Matrix:
 
 def _parse_projects(c: _Checker, raw: Any) -> dict:
     """The project policy's data (builder/project/plan.py, solve.py), checked for shape and specifiers."""
-    m = c.mapping(raw, "projects", optional=("breakages", "bounds", "backports", "windows_only"))
+    m = c.mapping(raw, "projects", optional=("breakages", "bounds", "backports", "windows_only", "runtime_apt"))
     for i, rule in enumerate(c.items(m.get("breakages", []), "projects.breakages")):
         r = c.mapping(rule, f"projects.breakages[{i}]", required=("tensorflow", "keep"))
         _specifier(c, r["tensorflow"], f"projects.breakages[{i}].tensorflow")
@@ -185,6 +185,8 @@ def _parse_projects(c: _Checker, raw: Any) -> dict:
             _requirement(c, bound, f"projects.bounds[{i}].bounds[{j}]")
     c.str_map(m.get("backports", {}), "projects.backports")
     c.strings(m.get("windows_only", []), "projects.windows_only")
+    for name, packages in (m.get("runtime_apt") or {}).items():
+        c.strings(packages, f"projects.runtime_apt.{name}")
     return dict(m)
 
 

@@ -15,6 +15,7 @@ from builder.core.progress import Display
 from builder.docker import daemon
 from builder.matrix import tags
 from builder.matrix.model import Matrix, Target
+from builder.project import plan
 from builder.project.config import Project
 from builder.project.resolve import ProjectLock
 
@@ -32,6 +33,7 @@ class ProjectImage:
     ref: str  # tfenv-project/NAME:ENV-OS[-jupyter]-LOCKHASH
     lock: ProjectLock
     apt: tuple[str, ...]
+    runtime_apt: dict = dataclasses.field(default_factory=dict)  # matrix.yaml projects.runtime_apt
 
 
 def env_image_ref(project: Project, m: Matrix, repo: str | None = None) -> str:
@@ -44,7 +46,8 @@ def describe(project: Project, m: Matrix, lock: ProjectLock, repo: str | None = 
     base_ref = env_image_ref(project, m, repo)
     name = tags.project_name(project.root.name)
     ref = tags.project_ref(name, target, project.jupyter, lock.digest)
-    return ProjectImage(name, target, project.jupyter, base_ref, ref, lock, project.apt)
+    return ProjectImage(name, target, project.jupyter, base_ref, ref, lock, project.apt,
+                        m.projects.get("runtime_apt") or {})
 
 
 def dockerfile(image: ProjectImage, m: Matrix) -> str:
@@ -53,7 +56,7 @@ def dockerfile(image: ProjectImage, m: Matrix) -> str:
     apt = apt_packages(image)
     return jinja_env("project").get_template("Dockerfile.j2").render(
         name=image.name, env=image.target.env.name, base_ref=image.base_ref, apt=apt,
-        added_git=len(apt) > len(image.apt), unpinned_apt=any("=" not in a for a in apt),
+        added_apt=apt[len(image.apt):], unpinned_apt=any("=" not in a for a in apt),
         apt_distro=image.target.os.family, pins=[p for p in image.lock.requirements() if " @ " not in p],
         vcs_pins=[p for p in image.lock.requirements() if " @ " in p],
         labels=tags.project_labels(image.name, image.base_ref, image.lock.digest),
@@ -62,11 +65,16 @@ def dockerfile(image: ProjectImage, m: Matrix) -> str:
 
 
 def apt_packages(image: ProjectImage) -> list[str]:
-    """tfenv.yaml's apt list, and git when tfenv.lock has a git requirement (pip clones it)."""
+    """tfenv.yaml's apt list, git when tfenv.lock has a git requirement (pip clones it), and the libraries
+    its packages load but do not ship (matrix.yaml projects.runtime_apt)."""
     apt = list(image.apt)
-    if any(v.startswith("@ git+") for _, v in image.lock.pins) and not any(a.split("=")[0] == "git" for a in apt):
-        apt.append("git")
+    wanted = ["git"] if any(v.startswith("@ git+") for _, v in image.lock.pins) else []
+    wanted += plan.runtime_apt(image.lock.pins, image.runtime_apt)
+    for package in wanted:
+        if not any(a.split("=")[0] == package for a in apt):
+            apt.append(package)
     return apt
+
 
 
 def require_env_image(c, project: Project, m: Matrix, base_ref: str, repo: str | None) -> None:

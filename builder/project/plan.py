@@ -164,3 +164,8 @@ def _file_url_path(url: str) -> Path | None:
     if len(path) > 2 and path[0] == "/" and path[2] == ":":  # file:///C:/ci/...
         return None
     return Path(path) if path else None
+
+
+def runtime_apt(pins, table: dict) -> list[str]:
+    """The apt packages the pinned packages load at run time but do not ship (projects.runtime_apt), once each."""
+    return list(dict.fromkeys(a for name, _ in pins for a in table.get(normalize(name), [])))

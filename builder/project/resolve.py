@@ -202,6 +202,9 @@ def resolve(project: Project, m: Matrix, target: Target, index_url: str | None =
             the_plan.notes += [f"{n} {v} requires Python {spec} (the image has {family.python_version(target)}): "
                                f"another release of it is taken" for n, v, spec in misfits]
     note = solve.source_build_note(solve.source_builds(pylock), target, project.apt)
+    needs = [a for a in plan.runtime_apt(added, m.projects.get("runtime_apt") or {}) if a not in project.apt]
+    if needs:
+        notes.append(f"the image also gets apt {', '.join(needs)}: libraries its packages load but do not ship")
     moved = [f"{n} {v} (was {pins[normalize(n)]})" for n, v in added if normalize(n) in pins]
     if moved:
         notes.append(f"installed over {target.env.name}'s own, fitting what TensorFlow {target.env.tensorflow} and "

@@ -220,8 +220,15 @@ def test_a_git_requirement_is_installed_at_its_commit_with_git_from_apt(tmp_path
     assert text.index("'mylib @ git+") < text.index("pandas==2.0.3")
 
 
+def test_libraries_a_wheel_loads_but_does_not_ship_come_from_apt(tmp_path, m):
+    _, img = described(tmp_path, m, (("opencv-python", "4.6.0.66"),), apt="[graphviz]")
+    text = image.dockerfile(img, m)
+    assert "      graphviz \\\n      libgl1 \\\n      libglib2.0-0 \\\n" in text
+    assert "what tfenv.lock's packages need: libgl1, libglib2.0-0." in text
+
+
 @pytest.mark.parametrize("pins, apt", [((("pandas", "2.0.3"),), "[graphviz=2.42.2-5]"), ((), "[]"),
-                                       ((GIT_PIN,), "[]")])
+                                       ((GIT_PIN,), "[]"), ((("opencv-python", "4.6.0.66"),), "[]")])
 def test_rendered_project_dockerfile_passes_hadolint(tmp_path, m, pins, apt):
     hadolint = shutil.which("hadolint")
     if hadolint is None:
