@@ -269,3 +269,24 @@ def test_requires_python_upper_bounds_are_read_from_the_locked_files_metadata(tm
         assert metadata.python_misfits(pylock, "3.6.9") == []
     finally:
         server.shutdown()
+
+
+def test_blame_names_the_users_requirement_and_the_line_lists_every_conflict(tmp_path, m):
+    """uv 0.13's real explanations (captured against locks/tf29-py3.9.txt as the preferences)."""
+    from builder.project.solve import blame, conflict_line
+
+    p = make_plan(tmp_path, m, "tensorflow-gpu==2.2.0\nwerkzeug==0.16.0\nflask==1.1.2\n"
+                               "apache-beam[gcp]==2.20.0\n")
+    werkzeug = ("error: No solution found when resolving dependencies\n  cause: Because tensorboard==2.9.1 depends on "
+                "werkzeug>=1.0.1 and tensorflow==2.9.3 depends on tensorboard==2.9.1, we can conclude that "
+                "tensorflow==2.9.3 depends on werkzeug>=1.0.1.\n         And because you require tensorflow==2.9.3 "
+                "and werkzeug==0.16.0, we can conclude that your requirements are unsatisfiable.\n")
+    assert blame(werkzeug, p, set()) == ("werkzeug", "tensorboard 2.9.1 needs werkzeug>=1.0.1")
+    line = conflict_line(p, [("werkzeug", "tensorboard 2.9.1 needs werkzeug>=1.0.1"),
+                             ("apache-beam", "apache-beam 2.20.0 needs numpy<1.19")],
+                         {"werkzeug": "2.2.2", "apache-beam": "2.43.0"}, "tf29")
+    assert line == (
+        "3 requirements cannot be met on tf29 (nothing was built): tensorflow-gpu==2.2.0 (requirements.txt:1): tf29 "
+        "has TF 2.9.3; the TF 2.2 line is tf22 (`tfenv init tf22 --force`); werkzeug==0.16.0 (requirements.txt:2): "
+        "tensorboard 2.9.1 needs werkzeug>=1.0.1; werkzeug 2.2.2 fits; apache-beam[gcp]==2.20.0 "
+        "(requirements.txt:4): apache-beam 2.20.0 needs numpy<1.19; apache-beam[gcp] 2.43.0 fits")
