@@ -49,6 +49,8 @@ COMMANDS = {
                "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
     "explain": ("diagnose:explain_command", "Diagnose",
                 "Explain a pasted TF error log: cause, evidence, the fix for its platform."),
+    "web": ("web:web_command", "Diagnose",
+            "Write the static site that explains a pasted log in the browser (Pyodide)."),
     "wsl": ("windows:wsl_command", "Windows and WSL",
             "Write the WSL2 setup script of an environment (--windows: PowerShell)."),
     "windows": ("windows:windows_command", "Windows and WSL",

@@ -19,7 +19,7 @@ from tests.helpers import ROOT, matrix
 
 # The debian11 base the docker tests start from (`tfenv base debian11` makes it).
 BASE_IMAGE = os.environ.get("TFENV_TEST_BASE_IMAGE") or base.TAGS["debian11"]
-FOLDER_MARKERS = {"unit": (), "docker": ("docker",), "slow": ("docker", "slow")}
+FOLDER_MARKERS = {"unit": (), "docker": ("docker",), "slow": ("docker", "slow"), "web": ("web",)}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -66,7 +66,7 @@ def nonempty(ctx, param, value):
 
 # --- the build options, one definition for `build` and `run --build` ------------------------------
 
-BUILD_OPTION_NAMES = ("base_image", "pip_index_url", "apt_mirror", "ca_cert", "no_cache", "pull")
+BUILD_OPTION_NAMES = ("base_image", "pip_index_url", "apt_mirror", "ca_cert", "no_cache", "pull", "network")
 
 
 def build_options(f):
@@ -84,6 +84,8 @@ def build_options(f):
                      help="PEM certificate(s) apt and pip trust during the build: TLS proxy, local mirror; the image "
                           "does not keep them (TFENV_CA_CERT)."),
         click.option("--no-cache", is_flag=True, help="Do not use the layer cache."),
+        click.option("--network", type=click.Choice(["host"]), default=None,
+                     help="host: the build's steps use this machine's network (a mirror on 127.0.0.1)."),
         click.option("--pull/--no-pull", default=None,
                      help="Always pull the base image / never pull it (default: pull only when missing)."),
     ]
@@ -105,7 +107,7 @@ def make_build_options(kwargs: dict, *, repo: str | None, jupyter: bool, push: b
     return images.BuildOptions(repo=settings["repo"].value, jupyter=jupyter, push=push, no_cache=kwargs["no_cache"],
                                pull=kwargs["pull"], base_image=settings["base_image"].value,
                                pip_index_url=settings["pip_index_url"].value, apt_mirror=settings["apt_mirror"].value,
-                               ca_cert=ca.value, ca_pem=ca_pem)
+                               ca_cert=ca.value, ca_pem=ca_pem, network=kwargs.get("network"))
 
 
 def default_repo(repo: str | None) -> str | None:

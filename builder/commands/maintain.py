@@ -91,17 +91,18 @@ def render_command(ctx, envs, all_, os_name, out, check):
 @click.command("lock")
 @env_names_argument
 @click.option("--jupyter/--no-jupyter", default=True, help="Also resolve the Jupyter stage's lock.")
+@click.option("--check", is_flag=True, help="Resolve into a temporary folder and compare with locks/; write nothing.")
 @click.pass_context
-def lock_command(ctx, envs, jupyter):
-    """Resolve each environment's full pin set into locks/ (as of its lock_date).
+def lock_command(ctx, envs, jupyter, check):
+    """Resolve each environment's full pin set, with the sha256 of every file it may install, into locks/
+    (as of its lock_date), and pip's and the CUDA wheels' hashes (locks/wheels-*.txt).
 
     In a folder with tfenv.yaml and no ENV: resolve the project's tfenv.lock again instead.
     """
-    from builder.core import paths
+    from builder.core import files, paths
     from builder.project import config
-    from builder.render import lock, windows
 
-    if not envs and config.find() is not None:
+    if not envs and not check and config.find() is not None:
         from builder.project import actions
 
         m = load_matrix(ctx)
@@ -115,16 +116,39 @@ def lock_command(ctx, envs, jupyter):
         raise TfenvError("`tfenv lock` writes a checkout's locks/ (or, in a folder with tfenv.yaml, its "
                          "tfenv.lock): run it inside a tfenv checkout or a project")
     m = checkout_matrix(ctx, checkout)  # that checkout's matrix.yaml, whatever the install
+    if not check:
+        for path in _write_locks(m, envs, jupyter, checkout / "locks"):
+            click.echo(str(path))
+        return
+    with files.temp_dir("lock-check") as tmp:
+        written = _write_locks(m, envs, jupyter, tmp)
+        committed = checkout / "locks"
+        stale = [p.name for p in written
+                 if not (committed / p.name).is_file() or (committed / p.name).read_bytes() != p.read_bytes()]
+    if stale:
+        raise ChecksFailed(f"{len(stale)} lock(s) differ from a fresh resolution ({', '.join(stale[:5])}"
+                           f"{', ...' if len(stale) > 5 else ''}): run `tfenv lock`")
+    click.echo(f"{len(written)} locks match a fresh resolution")
+
+
+def _write_locks(m, envs, jupyter: bool, root) -> list:
+    """Every lock of the named environments (all by default) and the wheels locks, written under root."""
+    from builder.render import lock, windows
+
     wanted = {t.env.name for t in m.select(envs)}
-    root = checkout / "locks"
+    out = []
     for target in lock.lock_targets(m):
         if target.env.name not in wanted:
             continue
-        click.echo(str(lock.resolve(target, m, False, root)))
+        out.append(lock.resolve(target, m, False, root))
         if jupyter:
-            click.echo(str(lock.resolve(target, m, True, root)))
+            out.append(lock.resolve(target, m, True, root))
     for name in [n for n in m.envs if n in wanted and windows.supported(m.env(n))]:
-        click.echo(str(windows.resolve_lock(m, m.env(name), root)))  # locks/ENV-win-pyX.Y.txt
+        out.append(windows.resolve_lock(m, m.env(name), root))  # locks/ENV-win-pyX.Y.txt
+    for python, platform in sorted(lock.linux_wheel_platforms(m).items()):
+        out.append(lock.resolve_wheels(m, python, platform, False, root))  # locks/wheels-pyX.Y.txt
+    out += windows.resolve_wheels(m, root)  # locks/wheels-win-pyX.Y.txt
+    return out
 
 
 @click.command("bake")

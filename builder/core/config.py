@@ -61,7 +61,7 @@ def config_path(environ: Mapping[str, str] | None = None, platform: str | None =
     return base / "tfenv" / "config.toml"
 
 
-def _toml():
+def toml():
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on the Python 3.8-3.10 CI legs
@@ -80,10 +80,10 @@ def read_file(path: Path) -> dict[str, str]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
-    toml = _toml()
+    parser = toml()
     try:
-        table = toml.loads(text)
-    except toml.TOMLDecodeError as exc:
+        table = parser.loads(text)
+    except parser.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None

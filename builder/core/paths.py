@@ -115,6 +115,11 @@ def lock_path(target, jupyter: bool = False, root: Path | None = None) -> Path:
     return (root or locks_dir()) / lock_name(target, jupyter)
 
 
+def wheels_lock_path(python: str, windows: bool = False, root: Path | None = None) -> Path:
+    """locks/wheels-pyX.Y.txt (Linux) or locks/wheels-win-pyX.Y.txt: pip and the CUDA wheels, hashed."""
+    return (root or locks_dir()) / f"wheels-{'win-' if windows else ''}py{python}.txt"
+
+
 def windows_lock_name(env, python: str) -> str:
     """A Windows lock: ENV-win-pyX.Y.txt (the Python line the Windows script installs)."""
     return f"{env.name}-win-py{python}.txt"

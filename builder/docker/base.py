@@ -4,6 +4,10 @@ The result matches what the official debian images do about size: no .deb files 
 an apt configuration that keeps it so in every later layer (docker-clean), and no documentation, manual
 pages or translations installed by dpkg (path-exclude, as the -slim images do). Needs root, Linux and the
 `debootstrap` package. No mirror is written here: without --mirror, debootstrap uses its own default.
+
+A mirror cannot change what is installed: debootstrap checks the suite's Release file against Debian's
+archive keyring (the debian-archive-keyring package, passed with --keyring, never --no-check-gpg) and
+every package against the hashes that signed file lists.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from builder.core.errors import TfenvError
 from builder.core.progress import Display
 
 SUITES = {"debian11": "bullseye"}
+KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")  # from the debian-archive-keyring package
 # The image `tfenv base OS` makes: the one place its name is written.
 TAGS = {"debian11": "tfenv/debian:bullseye"}
 
@@ -63,11 +68,25 @@ def check_host() -> str:
     path = shutil.which("debootstrap")
     if not path:
         raise BaseError("debootstrap is not installed: `sudo apt-get install debootstrap`")
+    if not KEYRING.is_file():
+        raise BaseError(f"no {KEYRING}, the keyring that proves the archive is Debian's: "
+                        f"`sudo apt-get install debian-archive-keyring`")
     return path
 
 
+def keyring_description() -> str:
+    """Which keyring debootstrap trusts, with its package version when dpkg knows it."""
+    try:
+        version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "debian-archive-keyring"],
+                                 capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        version = ""
+    return f"{KEYRING} (debian-archive-keyring {version})" if version else str(KEYRING)
+
+
 def debootstrap_command(debootstrap: str, suite: str, root: Path, mirror: str | None) -> list[str]:
-    cmd = [debootstrap, "--variant=minbase", "--components=main,contrib,non-free", suite, str(root)]
+    cmd = [debootstrap, "--variant=minbase", "--components=main,contrib,non-free", f"--keyring={KEYRING}",
+           suite, str(root)]
     return cmd + ([mirror] if mirror else [])
 
 
@@ -127,6 +146,7 @@ def create(os_name: str, tag: str | None, mirror: str | None, display: Display, 
             root = work / "root"
             cmd = debootstrap_command(debootstrap, SUITES[os_name], root, mirror)
             display.start(f"debootstrap {SUITES[os_name]} (minbase) -> {tag}")
+            display.note(f"verifying the archive's signatures with {keyring_description()}")
             _run(cmd, display)
             trim(root)
             display.note("importing into Docker")

@@ -19,7 +19,7 @@ from builder.core.progress import Display
 from builder.docker import base, containers, daemon
 from builder.matrix import tags
 from builder.matrix.model import Matrix, Target
-from builder.render import dockerfiles
+from builder.render import dockerfiles, lock
 
 _STEP = re.compile(r"^Step (\d+)/(\d+) : (.*)$")
 _RUNNING = re.compile(r"^ ---> Running in ([0-9a-f]{12,64})$")
@@ -52,6 +52,7 @@ class BuildOptions:
     no_cache: bool = False
     pull: bool | None = None  # None: pull the base only when it is missing; False: never; True: always
     push: bool = False
+    network: str | None = None  # the RUN steps' network: "host" reaches a mirror on this machine's 127.0.0.1
     ca_pem: bytes | None = None  # its bytes, read once (here when only the path is given) for every build context
 
     def __post_init__(self):
@@ -69,6 +70,7 @@ class StageResult:
     cached: int = 0  # layer cache hits
     seconds: float = 0.0
     new_layers: list[str] = field(default_factory=list)  # layers this build made (not cache hits)
+    step_output: list[str] = field(default_factory=list)  # the current step's output lines
     cached_steps: list[str] = field(default_factory=list)  # the instructions that were cache hits
     stages_seen: int = field(default=0, repr=False)
     _step_cached: bool = field(default=False, repr=False)
@@ -194,7 +196,7 @@ def resolve_base(c, target: Target, options: BuildOptions, display: Display) -> 
 
 
 def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str | None = None,
-              buildargs: dict | None = None, nocache: bool = False) -> StageResult:
+              buildargs: dict | None = None, nocache: bool = False, network: str | None = None) -> StageResult:
     """Build one stage from a tar context and tag it; BuildFailed with the step on failure.
 
     forcerm removes intermediate containers also when a step fails. On Ctrl-C the connection is closed
@@ -206,12 +208,16 @@ def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str 
     start = time.monotonic()
     stream = c.api.build(
         fileobj=context, custom_context=True, tag=tag, target=stage, buildargs=buildargs or {},
-        nocache=nocache, rm=True, forcerm=True, pull=False, decode=True,
+        nocache=nocache, rm=True, forcerm=True, pull=False, decode=True, network_mode=network,
     )
     pending = ""
     try:
         for event in stream:
             if "error" in event:
+                if lock.hash_mismatch(result.step_output):  # other bytes than a lock's: this build's layers go
+                    display.finish()
+                    remove_layers(c, result.new_layers)  # (the failed step's container is gone already: forcerm)
+                    raise lock.SubstitutedFile(lock.hash_mismatch(result.step_output))
                 _fail(display, current, event)
             if "stream" in event:
                 pending += event["stream"]
@@ -249,6 +255,7 @@ def _stream_line(line: str, display: Display, result: StageResult, step_containe
         result.steps += 1
         result._step_cached = False
         result._step_from = current[2].upper().startswith("FROM ")
+        result.step_output = []
         if result._step_from:
             result.stages_seen += 1
         elif result.stages_seen:
@@ -271,6 +278,7 @@ def _stream_line(line: str, display: Display, result: StageResult, step_containe
         pass  # the daemon's bookkeeping, not the step's output
     elif line.strip():
         display.output(line.rstrip())
+        result.step_output.append(line.rstrip())
     return current
 
 
@@ -350,7 +358,7 @@ def build_stage(c, dockerfile: str, refs: list[str], options: BuildOptions, disp
     the line that says how much came from the cache. Environment and project images both build here."""
     display.start(f"{what} -> {refs[0]}")
     built = run_build(c, context_tar(dockerfile, options.ca_pem), tag=refs[0], stage=stage, buildargs=buildargs,
-                      nocache=options.no_cache, display=display)
+                      nocache=options.no_cache, display=display, network=options.network)
     for ref in refs[1:]:
         tag(c, built.image_id, ref)
     built.refs = list(refs)

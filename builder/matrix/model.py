@@ -24,6 +24,7 @@ class OsVariant:
     base_image: str
     python: str
     packages: dict[str, str]
+    glibc: str = "2.17"  # the C library's version: which manylinux wheels the variant installs (the locks' hashes)
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,8 @@ class WindowsInstaller:
     url: str
     components: tuple[str, ...]  # setup.exe -s switches, e.g. cudart_10.2
     dll_dirs: tuple[str, ...]  # folders under the toolkit root whose DLLs the venv takes, e.g. bin
+    md5: str = ""  # the MD5 NVIDIA publishes for the installer ("" where none could be sourced)
+    md5_source: str = ""  # where that checksum was read
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ class WindowsCuda:
     cudnn: str | None = None  # cuDNN the pip route installs
     installer: WindowsInstaller | None = None
     cudnn_zip: str | None = None  # the file name NVIDIA's cuDNN archive (login required) has
+    cudnn_zip_sha256: str | None = None  # its known sha256; None: none could be sourced (the script asks)
     copies: tuple[Copy, ...] = ()
     cudnn_dlls: tuple[str, ...] = ()  # cuDNN 8's parts, which its loader DLL opens at the first convolution
 

@@ -237,23 +237,34 @@ def _https(c: _Checker, value: Any, path: str) -> str:
     return text
 
 
+def _hex(c: _Checker, value: Any, path: str, length: int) -> str:
+    """A checksum: `length` lower-case hex digits, or "" for none."""
+    text = c.string(value, path) if value != "" else ""
+    if text and not re.fullmatch(rf"[0-9a-f]{{{length}}}", text):
+        c.fail(path, f"expected {length} lower-case hex digits, got {text!r}")
+    return text
+
+
 def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
     m = c.mapping(raw, p, required=("source",), optional=("pip", "cudnn", "installer", "cudnn_zip", "copies",
-                                                              "cudnn_dlls"))
+                                                              "cudnn_dlls", "cudnn_zip_sha256"))
     source = c.one_of(m["source"], f"{p}.source", ("pip", "installer"), "Windows CUDA source")
     needs = ("pip", "cudnn") if source == "pip" else ("installer", "cudnn_zip")
     for key in needs:
         if key not in m:
             c.fail(f"{p}.{key}", f"missing required key (source {source!r} needs {' and '.join(needs)})")
-    for key in sorted(set(m) - set(needs) - {"source", "copies", "cudnn_dlls"}):
+    for key in sorted(set(m) - set(needs) - {"source", "copies", "cudnn_dlls", "cudnn_zip_sha256"}):
         c.fail(f"{p}.{key}", f"belongs to source {'installer' if source == 'pip' else 'pip'}, not {source!r}")
     installer = None
     if "installer" in m:
-        i = c.mapping(m["installer"], f"{p}.installer", required=("url", "components", "dll_dirs"))
+        i = c.mapping(m["installer"], f"{p}.installer", required=("url", "components", "dll_dirs"),
+                      optional=("md5", "md5_source"))
         installer = WindowsInstaller(
             url=_https(c, i["url"], f"{p}.installer.url"),
             components=c.strings(i["components"], f"{p}.installer.components"),
             dll_dirs=c.strings(i["dll_dirs"], f"{p}.installer.dll_dirs"),
+            md5=_hex(c, i.get("md5", ""), f"{p}.installer.md5", 32),
+            md5_source=_https(c, i["md5_source"], f"{p}.installer.md5_source") if i.get("md5") else "",
         )
     copies = []
     for i, raw_copy in enumerate(c.items(m.get("copies", []), f"{p}.copies")):
@@ -266,6 +277,8 @@ def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
         cudnn=c.version(m["cudnn"], f"{p}.cudnn") if "cudnn" in m else None,
         installer=installer,
         cudnn_zip=c.string(m["cudnn_zip"], f"{p}.cudnn_zip") if "cudnn_zip" in m else None,
+        cudnn_zip_sha256=_hex(c, m["cudnn_zip_sha256"], f"{p}.cudnn_zip_sha256", 64) or None
+        if m.get("cudnn_zip_sha256") else None,
         copies=tuple(copies),
         cudnn_dlls=_dll_names(c, m.get("cudnn_dlls", []), f"{p}.cudnn_dlls"),
     )
@@ -326,7 +339,7 @@ def _parse_image(c: _Checker, raw: Any) -> ImageSettings:
 
 def _parse_os(c: _Checker, name: str, raw: Any) -> OsVariant:
     p = f"os.{name}"
-    m = c.mapping(raw, p, required=("family", "base_image", "python", "packages"))
+    m = c.mapping(raw, p, required=("family", "base_image", "python", "packages"), optional=("glibc",))
     family = c.one_of(m["family"], f"{p}.family", ("ubuntu", "debian"), "OS family")
     return OsVariant(
         name=name,
@@ -334,6 +347,7 @@ def _parse_os(c: _Checker, name: str, raw: Any) -> OsVariant:
         base_image=c.reference(m["base_image"], f"{p}.base_image"),
         python=c.version(m["python"], f"{p}.python"),
         packages=c.str_map(m["packages"], f"{p}.packages"),
+        glibc=c.version(m["glibc"], f"{p}.glibc") if m.get("glibc") is not None else "2.17",
     )
 
 

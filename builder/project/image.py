@@ -57,7 +57,7 @@ def dockerfile(image: ProjectImage, m: Matrix) -> str:
     return jinja_env("project").get_template("Dockerfile.j2").render(
         name=image.name, env=image.target.env.name, base_ref=image.base_ref, apt=apt,
         added_apt=apt[len(image.apt):], unpinned_apt=any("=" not in a for a in apt),
-        apt_distro=image.target.os.family, pins=[p for p in image.lock.requirements() if " @ " not in p],
+        apt_distro=image.target.os.family, pins=[p for p in image.lock.hashed() if " @ " not in p],
         vcs_pins=[p for p in image.lock.requirements() if " @ " in p],
         labels=tags.project_labels(image.name, image.base_ref, image.lock.digest),
         workdir=m.image.workdir, uid=m.image.uid,

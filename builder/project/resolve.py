@@ -26,7 +26,12 @@ normalize = env_lock.normalize
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _VERSION = re.compile(r"[0-9][A-Za-z0-9.+!_-]*")  # PEP 440, local versions included
-__all__ = ["Conflict", "ResolveFailed"]
+_HASH = re.compile(r"^--hash=sha256:([0-9a-f]{64})$")
+__all__ = ["Conflict", "ResolveFailed", "UnhashedLock"]
+
+
+class UnhashedLock(ResolveFailed):
+    """tfenv.lock from before tfenv hashed pins: resolved again when it is needed."""
 
 
 # --- inputs ----------------------------------------------------------------------------------------
@@ -97,6 +102,7 @@ class ProjectLock:
     pins: tuple[tuple[str, str], ...]  # what the project adds to the environment image ("@ URL" for git pins)
     text: str
     notes: tuple[str, ...] = ()  # what resolving it said (TF provided, pins substituted, source builds)
+    hashes: dict = None  # normalized name -> the sha256 digests of the files pip may install for it
 
     @property
     def digest(self) -> str:
@@ -106,6 +112,12 @@ class ProjectLock:
     def requirements(self) -> list[str]:
         return [f"{n} {v}" if v.startswith("@") else f"{n}=={v}" for n, v in self.pins]
 
+    def hashed(self) -> list[str]:
+        """The pins as pip --require-hashes lines (name==version --hash=sha256:...); git pins as they are."""
+        hashes = self.hashes or {}
+        return [f"{n} {v}" if v.startswith("@") else env_lock.Pin(n, v, hashes.get(normalize(n), ())).hashed
+                for n, v in self.pins]
+
 
 # a git requirement as uv locks it: the URL and the full commit id (what the Dockerfile's RUN line may quote)
 _URL_PIN = re.compile(rf"^(?P<name>{_NAME}) @ (?P<url>git\+(?:https?|ssh|file)://[^\s'\"\\;]+@[0-9a-f]{{40}}"
@@ -113,11 +125,14 @@ _URL_PIN = re.compile(rf"^(?P<name>{_NAME}) @ (?P<url>git\+(?:https?|ssh|file):/
 
 
 def read_lock(path: Path) -> ProjectLock | None:
+    """tfenv.lock, strictly: the pins go into the Dockerfile's RUN line, and each (but a git pin, locked to its
+    commit) needs its hashes."""
     if not path.is_file():
         return None
     text = path.read_text(encoding="utf-8")
-    inputs, pins, notes = "", [], []
-    for number, line in enumerate(text.splitlines(), 1):
+    inputs, pins, notes, hashes = "", [], [], {}
+    redo = "run `tfenv lock` to write it again"
+    for number, line in enumerate(text.replace("\\\n", " ").splitlines(), 1):
         if line.startswith("# inputs: "):
             inputs = line.split(":", 1)[1].strip()
         elif line.startswith("# note: "):
@@ -126,36 +141,52 @@ def read_lock(path: Path) -> ProjectLock | None:
         if not line:
             continue
         url = _URL_PIN.match(line)
-        if url:  # a git requirement, locked to its commit
+        if url:
             pins.append((url.group("name"), "@ " + url.group("url")))
             continue
-        name, sep, version = line.partition("==")
-        # strict: the pins are written into the Dockerfile's RUN line
-        if not sep or not re.fullmatch(_NAME, name.strip()) or not _VERSION.fullmatch(version.strip()):
-            raise ResolveFailed(f"{path.name}:{number}: expected 'name==version', got {line!r}: "
-                                f"run `tfenv lock` to write it again")
-        pins.append((name.strip(), version.strip()))
-    return ProjectLock(path, inputs, tuple(pins), text, tuple(notes))
+        fields = line.split()
+        name, sep, version = fields[0].partition("==")
+        digests = [_HASH.match(f) for f in fields[1:]]
+        if not sep or not re.fullmatch(_NAME, name) or not _VERSION.fullmatch(version) or not all(digests):
+            raise ResolveFailed(f"{path.name}:{number}: expected 'name==version --hash=sha256:...', got "
+                                f"{line[:120]!r}: {redo}")
+        if not digests:
+            raise UnhashedLock(f"{path.name}: {name}=={version} has no --hash (a lock from before tfenv hashed "
+                               f"pins): {redo}")
+        pins.append((name, version))
+        hashes[normalize(name)] = tuple(sorted(d.group(1) for d in digests))
+    return ProjectLock(path, inputs, tuple(pins), text, tuple(notes), hashes)
 
 
-def lock_text(project: Project, target: Target, inputs: str, pins: list[tuple[str, str]],
-              notes: list[str] = ()) -> str:
+def lock_text(project: Project, target: Target, inputs: str, pins: list[env_lock.Pin], notes: list[str] = ()) -> str:
     what = f"{target.env.name} ({target.os.name}, Python {target.python}{', Jupyter' if project.jupyter else ''})"
     header = (
         f"# tfenv.lock: what this project adds to {what}, resolved by `tfenv lock` from\n"
-        f"# {project.requirements or 'no requirements'} with the environment's lock as constraints. "
+        f"# {project.requirements or 'no requirements'} on the environment (README: Your own project). "
         f"Commit it; do not edit.\n"
         f"# inputs: {inputs}\n"
+        f"# Hashes: sha256 of the files pip may install on {env_lock.platform_label(platform(target))}, "
+        f"CPython {target.python}; the image installs them with --require-hashes (git pins: at their commit).\n"
     )
     if project.apt:
         header += f"# apt: {' '.join(project.apt)}\n"
     header += "".join(f"# note: {' '.join(n.split())}\n" for n in notes)
-    return header + "".join(f"{n} {v}\n" if v.startswith("@") else f"{n}=={v}\n" for n, v in pins)
+    return header + "".join(f"{p.name} {p.version}\n" if p.version.startswith("@") else
+                            p.requirement + "".join(f" \\\n    --hash=sha256:{h}" for h in p.hashes) + "\n"
+                            for p in pins)
+
+
+def platform(target: Target) -> str:
+    """uv's platform for the project image: the manylinux level of the environment image's OS."""
+    return env_lock.manylinux_platform(target.os.glibc)
 
 
 def current_lock(project: Project, target: Target, m: Matrix) -> ProjectLock | None:
     """tfenv.lock when it exists and matches tfenv.yaml, the requirements and the environment's locks."""
-    existing = read_lock(project.lock_path)
+    try:
+        existing = read_lock(project.lock_path)
+    except UnhashedLock:
+        return None  # written before tfenv hashed pins: resolve it again, with hashes
     if existing is None or existing.inputs != inputs_digest(project, target, m):
         return None
     return existing

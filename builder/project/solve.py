@@ -31,6 +31,7 @@ from builder.project.plan import Plan
 from builder.render.lock import normalize
 
 UV_TIMEOUT_S = 300  # a cold resolution downloads metadata; a stuck index must not hang the build
+EMPTY_PYLOCK = 'lock-version = "1.0"\n'
 MAX_ROUNDS = 12  # conflicts explained per run (each costs one resolution)
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _SPEC = r"(?:[<>=!~]=?[^\s,]+(?:,[<>=!~]=?[^\s,]+)*)"
@@ -103,9 +104,10 @@ def compile_(lines: list[str], request: Request, work: Path, exempt: set[str], h
 
 
 def platform(target: Target) -> str:
-    """uv's platform for the image: the manylinux level of its OS's glibc."""
-    glibc = getattr(target.os, "glibc", None)
-    return f"x86_64-manylinux_{glibc.replace('.', '_')}" if glibc else "x86_64-manylinux_2_17"
+    """uv's platform for the image: the manylinux level of its OS's glibc (matrix.yaml os.*.glibc)."""
+    from builder.render.lock import manylinux_platform
+
+    return manylinux_platform(target.os.glibc)
 
 
 def parse_pins(text: str) -> list[tuple[str, str]]:
@@ -342,15 +344,11 @@ def conflict_line(plan: Plan, conflicts: list[tuple[str, str]], fits: dict[str, 
 # --- what the image will install -----------------------------------------------------------------------
 
 
-def artifacts(pins: list[tuple[str, str]], request: Request, work: Path) -> dict:
+def artifacts(pins: list[tuple[str, str]], request: Request, work: Path) -> str:
     """pylock.toml (PEP 751) of exactly these pins for the image's platform: each one's files and hashes."""
-    try:
-        import tomllib
-    except ImportError:  # Python < 3.11
-        import tomli as tomllib
     exact = [f"{n}=={v}" for n, v in pins if not v.startswith("@")]
     if not exact:
-        return {"packages": []}
+        return EMPTY_PYLOCK
     req, out = work / "pins.in", work / "pylock.toml"
     req.write_text("\n".join(exact) + "\n", encoding="utf-8")
     cmd = [_uv(), "pip", "compile", str(req), "--no-deps", "--quiet", "--generate-hashes", "--format",
@@ -366,7 +364,7 @@ def artifacts(pins: list[tuple[str, str]], request: Request, work: Path) -> dict
             from None
     if result.returncode != 0:
         raise ResolveFailed(f"cannot list the files of the resolved pins: {_first_cause(result.stderr)}")
-    return tomllib.loads(out.read_text(encoding="utf-8"))
+    return out.read_text(encoding="utf-8")
 
 
 def source_builds(pylock: dict) -> list[str]:

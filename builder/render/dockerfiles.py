@@ -15,10 +15,6 @@ from builder.matrix.model import Matrix, Target
 from builder.render import lock
 from builder.render.generated import Generated
 
-# pip in each venv is upgraded to this release first: bionic's venv pip (9.x) cannot install
-# manylinux2010 wheels. 23.0.1 supports every Python the matrix uses (3.8, 3.9).
-PIP_VERSION = "23.0.1"
-
 
 def jinja_env(kind: str):
     """The Jinja2 environment over builder/templates/KIND; a missing value is an error, not ''."""
@@ -81,8 +77,9 @@ def shim_dir(target: Target) -> str:
 def context(target: Target, matrix: Matrix, locks_root: Path | None = None) -> dict:
     base_lock = lock.read(target, False, locks_root)
     jupyter_lock = lock.read(target, True, locks_root)
-    base_pins = set(base_lock.requirements())
+    base_pins = set(base_lock.hashed())
     debian = target.os.family == "debian"
+    cudnn = [f"{n}=={v}" for n, v in target.env.cuda.debian.pip.items()] if debian else []
     return {
         "env": target.env,
         "os": target.os,
@@ -90,15 +87,15 @@ def context(target: Target, matrix: Matrix, locks_root: Path | None = None) -> d
         "image": matrix.image,
         "nvidia_repo": target.env.cuda.ubuntu.repos[target.os.name] if not debian else "",
         "cudnn_version": target.cudnn_version,
-        "cudnn_pip": target.env.cuda.debian.pip if debian else {},
+        "cudnn_pip": [p.hashed for p in lock.wheel_pins(target.python, cudnn, root=locks_root)] if cudnn else [],
         "pip_lib_dirs": pip_lib_dirs(target, matrix),
         "ld_library_path": ld_library_path(target),
         "shim_dir": shim_dir(target),
-        "pip_version": PIP_VERSION,
-        "lock": base_lock.requirements(),
+        "pip_pin": lock.wheel_pins(target.python, [f"pip=={lock.PIP_VERSION}"], root=locks_root)[0].hashed,
+        "lock": base_lock.hashed(),
         "lock_file": base_lock.path.name,
         # The Jupyter stage installs only what the base stage does not have yet.
-        "jupyter_lock": [r for r in jupyter_lock.requirements() if r not in base_pins],
+        "jupyter_lock": [r for r in jupyter_lock.hashed() if r not in base_pins],
         "jupyter_lock_file": jupyter_lock.path.name,
         "tags": tags.image_refs(target, matrix.image.repo),
         "labels": {**tags.oci_labels(target), **tags.labels(target)},

@@ -13,7 +13,7 @@ from builder.core import paths
 from builder.core.errors import TfenvError
 from builder.matrix.model import Env, Matrix
 from builder.render import lock
-from builder.render.dockerfiles import PIP_VERSION, exit_codes, jinja_env, powershell_version, wheel_lib_dirs
+from builder.render.dockerfiles import exit_codes, jinja_env, powershell_version, wheel_lib_dirs
 from builder.render.generated import Generated
 
 HOOK_NAME = "tfenv-cuda-path.pth"
@@ -66,7 +66,17 @@ def resolve_lock(matrix: Matrix, env: Env, root: Path | None = None) -> Path:
     out = lock_path(matrix, env, root)
     lock.check_writable(out)
     pins = lock.compile_pins(lock.env_requirements(env), python, lock.WINDOWS_PLATFORM, env.lock_date, out.name)
-    return lock.write(out, f"tfenv Windows lock for {env.name} on Python {python} (win_amd64)", env.lock_date, pins)
+    title = f"tfenv Windows lock for {env.name} on Python {python} (win_amd64)"
+    return lock.write(out, lock.lock_text(title, env.lock_date, lock.WINDOWS_PLATFORM, python, pins))
+
+
+def wheel_pythons(matrix: Matrix) -> list[str]:
+    """The Pythons of the Windows scripts: each needs pip (and its CUDA wheels) hashed for win_amd64."""
+    return sorted({python_for(matrix, e) for e in matrix.envs.values() if supported(e)})
+
+
+def resolve_wheels(matrix: Matrix, root: Path | None = None) -> list[Path]:
+    return [lock.resolve_wheels(matrix, py, lock.WINDOWS_PLATFORM, True, root) for py in wheel_pythons(matrix)]
 
 
 def wheel_dll_dirs(env: Env) -> list[str]:
@@ -127,8 +137,10 @@ def context(matrix: Matrix, env: Env, locks_root: Path | None = None) -> dict:
         raise WindowsScriptError(f"CUDA {env.cuda.version} has no 'windows' section in {matrix.path.name}: "
                                  f"{env.name} has no native Windows route")
     python = python_for(matrix, env)
-    pins = read_lock(matrix, env, locks_root).requirements()
-    nvidia = [f"{n}=={v}" for n, v in stack.pip.items()]
+    pins = read_lock(matrix, env, locks_root).hashed()
+    wheels = lock.wheel_pins(python, [f"pip=={lock.PIP_VERSION}"] + [f"{n}=={v}" for n, v in stack.pip.items()],
+                             windows=True, root=locks_root)
+    nvidia = [p.hashed for p in wheels[1:]]
     installer = stack.installer
     return {
         "env": env,
@@ -140,7 +152,7 @@ def context(matrix: Matrix, env: Env, locks_root: Path | None = None) -> dict:
         "python_url": _python_url(matrix.windows.python[python]),
         "lock_name": paths.windows_lock_name(env, python),
         "requirements": pins + nvidia,
-        "pip_version": PIP_VERSION,
+        "pip_pin": wheels[0].hashed,
         "dlls": list(env.windows_dlls),
         "optional_dlls": list(env.windows_optional_dlls),
         "vc_runtime": list(matrix.windows.vc_runtime),
@@ -154,6 +166,10 @@ def context(matrix: Matrix, env: Env, locks_root: Path | None = None) -> dict:
         "built_cuda": env.built_cuda,
         "cudnn_major": env.cudnn.split(".")[0],
         "installer_url": installer.url if installer else "",
+        "installer_md5": installer.md5 if installer else "",
+        "installer_md5_source": (installer.md5_source if installer and installer.md5 else
+                                 "no published checksum could be sourced for this installer") if installer else "",
+        "cudnn_zip_sha256": stack.cudnn_zip_sha256 or "",
         "installer_file": installer.url.rsplit("/", 1)[1] if installer else "",
         "installer_components": list(installer.components) if installer else [],
         "installer_dll_dirs": [d.replace("/", "\\") for d in installer.dll_dirs] if installer else [],
@@ -177,8 +193,8 @@ def _toolkit_cudart(env: Env) -> str:
 def _no_quotes(values: dict) -> None:
     """The script puts matrix and lock values into single-quoted PowerShell strings: a quote would end one."""
     for key in ("requirements", "dlls", "cudnn_dlls", "optional_dlls", "vc_runtime", "hook_dirs",
-                "installer_components",
-                "installer_dll_dirs", "cudnn_zip", "installer_url", "copies"):
+                "installer_components", "installer_dll_dirs", "cudnn_zip", "installer_url", "copies",
+                "installer_md5_source", "pip_pin"):
         items = values[key] if isinstance(values[key], list) else [values[key]]
         for item in items:
             for text in item.values() if isinstance(item, dict) else [item]:

@@ -12,7 +12,7 @@ from builder.core import paths
 from builder.core.errors import TfenvError
 from builder.matrix.model import Env, Matrix, Target, unknown_name, version_key
 from builder.render import lock
-from builder.render.dockerfiles import PIP_VERSION, exit_codes, jinja_env, powershell_version, wheel_lib_dirs
+from builder.render.dockerfiles import exit_codes, jinja_env, powershell_version, wheel_lib_dirs
 from builder.render.generated import Generated
 
 # Windows variables setup.ps1 hands to install.sh through WSLENV (/u: Windows to WSL only; /p: a path,
@@ -85,8 +85,10 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
         if d.python in requirements:
             continue
         target = Target(env, matrix.os[d.os])
-        pins = lock.read(target, False, locks_root).requirements()
-        requirements[d.python] = pins + [f"{n}=={v}" for n, v in stack.wsl.pip.items()]
+        extra = [f"pip=={lock.PIP_VERSION}"] + [f"{n}=={v}" for n, v in stack.wsl.pip.items()]
+        wheels = lock.wheel_pins(d.python, extra, root=locks_root)
+        requirements[d.python] = [wheels[0].hashed] + lock.read(target, False, locks_root).hashed() + \
+            [p.hashed for p in wheels[1:]]
     links = list(env.shims) + list(stack.wsl.links)
     return {
         "env": env,
@@ -95,7 +97,7 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
         "distros": chosen,
         "default_distro": chosen[0],
         "requirements": requirements,
-        "pip_version": PIP_VERSION,
+        "pip_version": lock.PIP_VERSION,
         "sonames": env.sonames,
         "links": links,
         "wheel_lib_dirs": wheel_lib_dirs(stack.wsl.pip),

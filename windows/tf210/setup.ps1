@@ -71,59 +71,62 @@ $HookLine = @'
 import os, sys; (lambda os, ds: [os.environ.__setitem__('PATH', os.pathsep.join([d for d in ds if d not in os.environ.get('PATH', '').split(os.pathsep)] + [os.environ.get('PATH', '')]))] + [os.add_dll_directory(d) for d in ds if hasattr(os, 'add_dll_directory') and os.path.isdir(d)])(os, [os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_runtime', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cublas', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cufft', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'curand', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cusolver', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cusparse', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_nvrtc', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cudnn', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_cupti', 'bin')])
 '@
 $HookDirs = @('Lib\site-packages\nvidia\cuda_runtime\bin', 'Lib\site-packages\nvidia\cublas\bin', 'Lib\site-packages\nvidia\cufft\bin', 'Lib\site-packages\nvidia\curand\bin', 'Lib\site-packages\nvidia\cusolver\bin', 'Lib\site-packages\nvidia\cusparse\bin', 'Lib\site-packages\nvidia\cuda_nvrtc\bin', 'Lib\site-packages\nvidia\cudnn\bin', 'Lib\site-packages\nvidia\cuda_cupti\bin')
+# Each pin with the sha256 of every file it may be: pip installs them with --require-hashes.
 $Requirements = @(
-    'absl-py==1.3.0'
-    'astunparse==1.6.3'
-    'cachetools==5.2.0'
-    'certifi==2022.12.7'
-    'charset-normalizer==2.1.1'
-    'flatbuffers==22.12.6'
-    'gast==0.4.0'
-    'google-auth==2.15.0'
-    'google-auth-oauthlib==0.4.6'
-    'google-pasta==0.2.0'
-    'grpcio==1.51.1'
-    'h5py==3.7.0'
-    'idna==3.4'
-    'keras==2.10.0'
-    'keras-preprocessing==1.1.2'
-    'libclang==14.0.6'
-    'markdown==3.4.1'
-    'markupsafe==2.1.1'
-    'numpy==1.23.5'
-    'oauthlib==3.2.2'
-    'opt-einsum==3.3.0'
-    'packaging==22.0'
-    'protobuf==3.19.6'
-    'pyasn1==0.4.8'
-    'pyasn1-modules==0.2.8'
-    'requests==2.28.1'
-    'requests-oauthlib==1.3.1'
-    'rsa==4.9'
-    'setuptools==65.6.3'
-    'six==1.16.0'
-    'tensorboard==2.10.1'
-    'tensorboard-data-server==0.6.1'
-    'tensorboard-plugin-wit==1.8.1'
-    'tensorflow==2.10.1'
-    'tensorflow-estimator==2.10.0'
-    'tensorflow-io-gcs-filesystem==0.29.0'
-    'termcolor==2.1.1'
-    'typing-extensions==4.4.0'
-    'urllib3==1.26.13'
-    'werkzeug==2.2.2'
-    'wheel==0.38.4'
-    'wrapt==1.14.1'
-    'nvidia-cuda-runtime-cu11==11.8.89'
-    'nvidia-cublas-cu11==11.11.3.6'
-    'nvidia-cufft-cu11==10.9.0.58'
-    'nvidia-curand-cu11==10.3.0.86'
-    'nvidia-cusolver-cu11==11.4.1.48'
-    'nvidia-cusparse-cu11==11.7.5.86'
-    'nvidia-cuda-nvrtc-cu11==11.8.89'
-    'nvidia-cudnn-cu11==8.9.4.25'
-    'nvidia-cuda-cupti-cu11==11.8.87'
+    'absl-py==1.3.0 --hash=sha256:34995df9bd7a09b3b8749e230408f5a2a2dd7a68a0d33c12a3d0cb15a041a507'
+    'astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8'
+    'cachetools==5.2.0 --hash=sha256:f9f17d2aec496a9aa6b76f53e3b614c965223c061982d434d160f930c698a9db'
+    'certifi==2022.12.7 --hash=sha256:4ad3232f5e926d6718ec31cfc1fcadfde020920e278684144551c91769c7bc18'
+    'charset-normalizer==2.1.1 --hash=sha256:83e9a75d1911279afd89352c68b45348559d1fc0506b054b346651b5e7fee29f'
+    'flatbuffers==22.12.6 --hash=sha256:b12a3214e73f325ecd392503e821ac43a791181356f020cc3657ba829b4947c8'
+    'gast==0.4.0 --hash=sha256:b7adcdd5adbebf1adf17378da5ba3f543684dbec47b1cda1f3997e573cd542c4'
+    'google-auth==2.15.0 --hash=sha256:6897b93556d8d807ad70701bb89f000183aea366ca7ed94680828b37437a4994'
+    'google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73'
+    'google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed'
+    'grpcio==1.51.1 --hash=sha256:9ff42c5620b4e4530609e11afefa4a62ca91fa0abb045a8957e509ef84e54d30'
+    'h5py==3.7.0 --hash=sha256:f514b24cacdd983e61f8d371edac8c1b780c279d0acb8485639e97339c866073'
+    'idna==3.4 --hash=sha256:90b77e79eaa3eba6de819a0c442c0b4ceefc341a7a2ab77d7562bf49f425c5c2'
+    'keras==2.10.0 --hash=sha256:26a6e2c2522e7468ddea22710a99b3290493768fc08a39e75d1173a0e3452fdf'
+    'keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b'
+    'libclang==14.0.6 --hash=sha256:ea03c12675151837660cdd5dce65bd89320896ac3421efef43a36678f113ce95'
+    'markdown==3.4.1 --hash=sha256:08fb8465cffd03d10b9dd34a5c3fea908e20391a2a90b88d66362cb05beed186'
+    'markupsafe==2.1.1 --hash=sha256:dda30ba7e87fbbb7eab1ec9f58678558fd9a6b8b853530e176eabd064da81417'
+    'numpy==1.23.5 --hash=sha256:dbee87b469018961d1ad79b1a5d50c0ae850000b639bcb1b694e9981083243b6'
+    'oauthlib==3.2.2 --hash=sha256:8139f29aac13e25d502680e9e19963e83f16838d48a0d71c287fe40e7067fbca'
+    'opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147'
+    'packaging==22.0 --hash=sha256:957e2148ba0e1a3b282772e791ef1d8083648bc131c8ab0c1feba110ce1146c3'
+    'protobuf==3.19.6 --hash=sha256:14082457dc02be946f60b15aad35e9f5c69e738f80ebbc0900a19bc83734a5a4 --hash=sha256:347b393d4dd06fb93a77620781e11c058b3b0a5289262f094379ada2920a3730'
+    'pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d'
+    'pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74'
+    'requests==2.28.1 --hash=sha256:8fefa2a1a1365bf5520aac41836fbee479da67864514bdb821f31ce07ce65349'
+    'requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5'
+    'rsa==4.9 --hash=sha256:90260d9058e514786967344d0ef75fa8727eed8a7d2e43ce9f4bcf1b536174f7'
+    'setuptools==65.6.3 --hash=sha256:57f6f22bde4e042978bcd50176fdb381d7c21a9efa4041202288d3737a0c6a54'
+    'six==1.16.0 --hash=sha256:8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254'
+    'tensorboard==2.10.1 --hash=sha256:fb9222c1750e2fa35ef170d998a1e229f626eeced3004494a8849c88c15d8c1c'
+    'tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7'
+    'tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe'
+    'tensorflow==2.10.1 --hash=sha256:a6049664f9a0d14b0a4a7e6f058be87b2d8c27be826d7dd9a870ff03683fbc0b'
+    'tensorflow-estimator==2.10.0 --hash=sha256:f324ea17cd57f16e33bf188711d5077e6b2e5f5a12c328d6e01a07b23888edcd'
+    'tensorflow-io-gcs-filesystem==0.29.0 --hash=sha256:7ff4b18f1a74e1a56603fa204cf82b1af5b24ad18c579692c487b4fb4a2baec8'
+    'termcolor==2.1.1 --hash=sha256:fa852e957f97252205e105dd55bbc23b419a70fec0085708fc0515e399f304fd'
+    'typing-extensions==4.4.0 --hash=sha256:16fa4864408f655d35ec496218b85f79b3437c829e93320c7c9215ccfd92489e'
+    'urllib3==1.26.13 --hash=sha256:47cc05d99aaa09c9e72ed5809b60e7ba354e64b59c9c173ac3018642d8bb41fc'
+    'werkzeug==2.2.2 --hash=sha256:f979ab81f58d7318e064e99c4506445d60135ac5cd2e177a2de0089bfd4c9bd5'
+    'wheel==0.38.4 --hash=sha256:b60533f3f5d530e971d6737ca6d58681ee434818fab630c83a734bb10c083ce8'
+    'wrapt==1.14.1 --hash=sha256:6d323e1554b3d22cfc03cd3243b5bb815a51f5249fdcbb86fda4bf62bab9e164'
+    'nvidia-cuda-runtime-cu11==11.8.89 --hash=sha256:f60c9fdaed8065b38de8097867240efc5556a8a710007146daeb9082334a6e63'
+    'nvidia-cublas-cu11==11.11.3.6 --hash=sha256:6ab12b1302bef8ac1ff4414edd1c059e57f4833abef9151683fb8f4de25900be'
+    'nvidia-cufft-cu11==10.9.0.58 --hash=sha256:c4d316f17c745ec9c728e30409612eaf77a8404c3733cdf6c9c1569634d1ca03'
+    'nvidia-curand-cu11==10.3.0.86 --hash=sha256:8fa8365065fc3e3760d7437b08f164a6bcf8f7124f3b544d2463ded01e6bdc70'
+    'nvidia-cusolver-cu11==11.4.1.48 --hash=sha256:7efe43b113495a64e2cf9a0b4365bd53b0a82afb2e2cf91e9f993c9ef5e69ee8'
+    'nvidia-cusparse-cu11==11.7.5.86 --hash=sha256:a0f6ee81cd91be606fc2f55992d06b09cd4e86d74b6ae5e8dd1631cf7f5a8706'
+    'nvidia-cuda-nvrtc-cu11==11.8.89 --hash=sha256:e18a23a8f4064664a6f1c4a64f38c581cbebfb5935280e94a4943ea8ae3791b1'
+    'nvidia-cudnn-cu11==8.9.4.25 --hash=sha256:c39cf14efb0ae7b4bf7396fba19a13d1c7f035e913fec254b163c3edcfb65fc5'
+    'nvidia-cuda-cupti-cu11==11.8.87 --hash=sha256:4332d8550ad5f5b673f98d08e4e4f82030cb604c66d8d5ee919399ea01312e58'
 )
+$PipPin = 'pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f'
+
 $VenvSpaceGb = 6  # the installed packages and pip's cache of their downloads
 $Copies = @(
     [pscustomobject]@{ Source = 'cupti64_2022.3.0.dll'; To = 'cupti64_112.dll'; Dir = 'Lib\site-packages\nvidia\cuda_cupti\bin'; Optional = $true }
@@ -495,10 +498,46 @@ function Assert-VenvNotInUse {
     }
 }
 
+function Get-PipLog {
+    return (Join-Path -Path (Get-TfenvDir) -ChildPath 'pip.log')
+}
+
+function Read-PipLog {
+    $log = Get-PipLog
+    if (Test-Path -LiteralPath $log) {
+        return @(Get-Content -LiteralPath $log -Encoding UTF8)
+    }
+    return @()
+}
+
+function Invoke-Pip {
+    # pip install --no-deps --require-hashes -r FILE on its own console; its log (pip --log, for
+    # Get-HashMismatch) starts afresh for each run.
+    param([Parameter(Mandatory = $true)][string]$Python, [Parameter(Mandatory = $true)][string]$RequirementsFile)
+    Remove-Item -LiteralPath (Get-PipLog) -Force -ErrorAction SilentlyContinue
+    return (Invoke-Console -FilePath $Python -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--require-hashes', '--log', (Get-PipLog), '-r', $RequirementsFile))
+}
+
+function Get-HashMismatch {
+    # One line for pip's refusal of a file whose sha256 is not the lock's, or '' when pip failed otherwise.
+    # pip's log puts a timestamp before every line.
+    param([string[]]$Lines = @())
+    $seen = $false
+    foreach ($line in $Lines) {
+        if ($line -match 'DO NOT MATCH THE HASHES') {
+            $seen = $true
+        } elseif ($seen -and $line -match '^(?:\d{4}-\d\d-\d\dT\S+ )?\s+([A-Za-z0-9._-]+)==(\S+)(?: from ([a-z+]+)://(?:[^@/\s]*@)?([^/\s]+))?') {
+            $from = if ($Matches[4]) { $Matches[4] } else { 'the index' }
+            return "$($Matches[1]) $($Matches[2]) from $from is not the file the lock names (its sha256 differs): a mirror or proxy changed it, and nothing was installed. Use another index (PIP_INDEX_URL) and tell whoever runs this one"
+        }
+    }
+    return ''
+}
+
 function Install-Packages {
     $venvPython = Get-VenvPython
     if ($DryRun) {
-        Write-Step "would install with pip --no-deps (index: PIP_INDEX_URL or pip's configuration):"
+        Write-Step "would install with pip --no-deps --require-hashes (index: PIP_INDEX_URL or pip's configuration):"
         $Requirements | ForEach-Object { Write-Step "    $_" }
         return
     }
@@ -507,7 +546,8 @@ function Install-Packages {
     foreach ($item in $installed.Lines) {
         $have[($item.ToLowerInvariant() -replace '[-_.]+', '-')] = $true
     }
-    $missing = @($Requirements | Where-Object { -not $have.ContainsKey(($_.ToLowerInvariant() -replace '[-_.]+', '-')) })
+    # A requirement line is 'name==version --hash=sha256:...': pip list names the first field.
+    $missing = @($Requirements | Where-Object { -not $have.ContainsKey((($_ -split ' ')[0].ToLowerInvariant() -replace '[-_.]+', '-')) })
     if ($missing.Count -eq 0) {
         Write-Step "ok: all $($Requirements.Count) pinned packages installed (unchanged)"
         return
@@ -517,11 +557,17 @@ function Install-Packages {
     $null = New-Item -ItemType Directory -Force -Path (Get-TfenvDir)
     $null = Write-Utf8File -Path $requirementsFile -Text (($Requirements -join "`n") + "`n")
     Write-Step "installing $($missing.Count) of $($Requirements.Count) pinned packages (pip honours PIP_INDEX_URL and PIP_CERT)"
-    $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', 'pip==23.0.1')
+    $pipFile = Join-Path -Path (Get-TfenvDir) -ChildPath 'pip-requirement.txt'
+    $null = Write-Utf8File -Path $pipFile -Text ($PipPin + "`n")
+    $code = Invoke-Pip -Python $venvPython -RequirementsFile $pipFile
     if ($code -eq 0) {
-        $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '-r', $requirementsFile)
+        $code = Invoke-Pip -Python $venvPython -RequirementsFile $requirementsFile
     }
     if ($code -ne 0) {
+        $mismatch = Get-HashMismatch -Lines (Read-PipLog)
+        if ($mismatch) {
+            Stop-Setup -Code $Exit.VenvFailed -Message $mismatch
+        }
         Stop-Setup -Code $Exit.VenvFailed -Message "pip failed (exit $code; its message is above): behind a proxy or with a mirror, set PIP_INDEX_URL (and PIP_CERT for a private CA bundle); '[WinError 32]' means a program is using the venv: close it, then run this script again"
     }
     $check = Invoke-Native -FilePath $venvPython -Arguments @('-m', 'pip', 'check', '--disable-pip-version-check')

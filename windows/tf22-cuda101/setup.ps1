@@ -49,6 +49,10 @@
 .PARAMETER CudnnZip
     The cuDNN archive cudnn-10.1-windows10-x64-v7.6.5.32.zip (NVIDIA requires a login: https://developer.nvidia.com/rdp/cudnn-archive).
 
+.PARAMETER CudnnSha256
+    The SHA-256 the cuDNN zip must have (NVIDIA publishes none for it): the script compares it instead of
+    printing the zip's SHA-256 and asking.
+
 .PARAMETER CheckOnly
     Check the machine and an existing venv; change nothing.
 
@@ -67,6 +71,7 @@ param(
     [string]$Python = '',
     [string]$CudaInstaller = '',
     [string]$CudnnZip = '',
+    [string]$CudnnSha256 = '',
     [switch]$CheckOnly,
     [switch]$DryRun
 )
@@ -84,43 +89,49 @@ $HookLine = @'
 import os, sys; (lambda os, ds: [os.environ.__setitem__('PATH', os.pathsep.join([d for d in ds if d not in os.environ.get('PATH', '').split(os.pathsep)] + [os.environ.get('PATH', '')]))] + [os.add_dll_directory(d) for d in ds if hasattr(os, 'add_dll_directory') and os.path.isdir(d)])(os, [os.path.join(sys.prefix, 'tfenv', 'cuda', 'bin')])
 '@
 $HookDirs = @('tfenv\cuda\bin')
+# Each pin with the sha256 of every file it may be: pip installs them with --require-hashes.
 $Requirements = @(
-    'absl-py==0.13.0'
-    'astunparse==1.6.3'
-    'cachetools==4.2.2'
-    'certifi==2021.5.30'
-    'chardet==4.0.0'
-    'gast==0.3.3'
-    'google-auth==1.32.1'
-    'google-auth-oauthlib==0.4.4'
-    'google-pasta==0.2.0'
-    'grpcio==1.38.1'
-    'h5py==2.10.0'
-    'idna==2.10'
-    'keras-preprocessing==1.1.2'
-    'markdown==3.3.4'
-    'numpy==1.18.5'
-    'oauthlib==3.1.1'
-    'opt-einsum==3.3.0'
-    'protobuf==3.17.3'
-    'pyasn1==0.4.8'
-    'pyasn1-modules==0.2.8'
-    'requests==2.25.1'
-    'requests-oauthlib==1.3.0'
-    'rsa==4.7.2'
-    'setuptools==57.0.0'
-    'six==1.16.0'
-    'tensorboard==2.2.2'
-    'tensorboard-plugin-wit==1.8.0'
-    'tensorflow==2.2.3'
-    'tensorflow-estimator==2.2.0'
-    'termcolor==1.1.0'
-    'urllib3==1.26.6'
-    'werkzeug==2.0.1'
-    'wheel==0.36.2'
-    'wrapt==1.12.1'
+    'absl-py==0.13.0 --hash=sha256:62bd4e248ddb19d81aec8f9446b407ff37c8175c2ba88266a7afa9b4ce4a333b'
+    'astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8'
+    'cachetools==4.2.2 --hash=sha256:2cc0b89715337ab6dbba85b5b50effe2b0c74e035d83ee8ed637cf52f12ae001'
+    'certifi==2021.5.30 --hash=sha256:50b1e4f8446b06f41be7dd6338db18e0990601dce795c2b1686458aa7e8fa7d8'
+    'chardet==4.0.0 --hash=sha256:f864054d66fd9118f2e67044ac8981a54775ec5b67aed0441892edb553d21da5'
+    'gast==0.3.3 --hash=sha256:8f46f5be57ae6889a4e16e2ca113b1703ef17f2b0abceb83793eaba9e1351a45'
+    'google-auth==1.32.1 --hash=sha256:9266252e11393943410354cf14a77bcca24dd2ccd9c4e1aef23034fe0fbae630'
+    'google-auth-oauthlib==0.4.4 --hash=sha256:0e92aacacfb94978de3b7972cf4b0f204c3cd206f74ddd0dc0b31e91164e6317'
+    'google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed'
+    'grpcio==1.38.1 --hash=sha256:278e131bfbc57bab112359b98930b0fdbf81aa0ba2cdfc6555c7a5119d7e2117'
+    'h5py==2.10.0 --hash=sha256:769e141512b54dee14ec76ed354fcacfc7d97fea5a7646b709f7400cf1838630'
+    'idna==2.10 --hash=sha256:b97d804b1e9b523befed77c48dacec60e6dcb0b5391d57af6a65a312a90648c0'
+    'keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b'
+    'markdown==3.3.4 --hash=sha256:96c3ba1261de2f7547b46a00ea8463832c921d3f9d6aba3f255a6f71386db20c'
+    'numpy==1.18.5 --hash=sha256:3dd6823d3e04b5f223e3e265b4a1eae15f104f4366edd409e5a5e413a98f911f'
+    'oauthlib==3.1.1 --hash=sha256:42bf6354c2ed8c6acb54d971fce6f88193d97297e18602a3a886603f9d7730cc'
+    'opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147'
+    'protobuf==3.17.3 --hash=sha256:2bfb815216a9cd9faec52b16fd2bfa68437a44b67c56bee59bc3926522ecb04e --hash=sha256:ebcb546f10069b56dc2e3da35e003a02076aaa377caf8530fe9789570984a8d2'
+    'pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d'
+    'pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74'
+    'requests==2.25.1 --hash=sha256:c210084e36a42ae6b9219e00e48287def368a26d03a048ddad7bfee44f75871e'
+    'requests-oauthlib==1.3.0 --hash=sha256:7f71572defaecd16372f9006f33c2ec8c077c3cfa6f5911a9a90202beb513f3d'
+    'rsa==4.7.2 --hash=sha256:78f9a9bf4e7be0c5ded4583326e7461e3a3c5aae24073648b4bdfa797d78c9d2'
+    'setuptools==57.0.0 --hash=sha256:c8b9f1a457949002e358fea7d3f2a1e1b94ddc0354b2e40afc066bf95d21bf7b'
+    'six==1.16.0 --hash=sha256:8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254'
+    'tensorboard==2.2.2 --hash=sha256:a3feb73e1221c0a512398ad2cd08570fb082d8a2ba364aa0562543ecbd3659ef'
+    'tensorboard-plugin-wit==1.8.0 --hash=sha256:2a80d1c551d741e99b2f197bb915d8a133e24adb8da1732b840041860f91183a'
+    'tensorflow==2.2.3 --hash=sha256:6db80867a51ef1d95228b7cf8fa0a6de262100a7eb81d4718ea37ba67817b64f'
+    'tensorflow-estimator==2.2.0 --hash=sha256:d09dacdd127f2579cea8d5af21f4a918036b8ae246adc82f26b61f91cc247dc2'
+    'termcolor==1.1.0 --hash=sha256:1d6d69ce66211143803fbc56652b41d73b4a400a2891d7bf7a1cdf4c02de613b'
+    'urllib3==1.26.6 --hash=sha256:39fb8672126159acb139a7718dd10806104dec1e2f0f6c88aab05d17df10c8d4'
+    'werkzeug==2.0.1 --hash=sha256:6c1ec500dcdba0baa27600f6a22f6333d8b662d22027ff9f6202e3367413caa8'
+    'wheel==0.36.2 --hash=sha256:78b5b185f0e5763c26ca1e324373aadd49182ca90e825f7853f4b2509215dc0e'
+    'wrapt==1.12.1 --hash=sha256:b62ffa81fb85f4332a4f609cab4ac40709470da05643a082ec1eb88e6d9b97d7'
 )
+$PipPin = 'pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f'
+
 $InstallerUrl = 'https://developer.download.nvidia.com/compute/cuda/10.1/Prod/local_installers/cuda_10.1.243_426.00_win10.exe'
+# https://github.com/conda-forge/conda-forge-ci-setup-feedstock/blob/main/recipe/install_cuda.bat
+$InstallerMd5 = 'b54cf32683f93e787321dcc2e692ff69'
+$CudnnZipSha256 = ''
 $InstallerComponents = @('cudart_10.1', 'cublas_10.1', 'cufft_10.1', 'curand_10.1', 'cusolver_10.1', 'cusparse_10.1', 'cupti_10.1')
 $ToolkitDllDirs = @('bin', 'extras\CUPTI\lib64')
 $DownloadSpaceGb = 6  # the installer and what it unpacks into %TEMP%
@@ -494,10 +505,46 @@ function Assert-VenvNotInUse {
     }
 }
 
+function Get-PipLog {
+    return (Join-Path -Path (Get-TfenvDir) -ChildPath 'pip.log')
+}
+
+function Read-PipLog {
+    $log = Get-PipLog
+    if (Test-Path -LiteralPath $log) {
+        return @(Get-Content -LiteralPath $log -Encoding UTF8)
+    }
+    return @()
+}
+
+function Invoke-Pip {
+    # pip install --no-deps --require-hashes -r FILE on its own console; its log (pip --log, for
+    # Get-HashMismatch) starts afresh for each run.
+    param([Parameter(Mandatory = $true)][string]$Python, [Parameter(Mandatory = $true)][string]$RequirementsFile)
+    Remove-Item -LiteralPath (Get-PipLog) -Force -ErrorAction SilentlyContinue
+    return (Invoke-Console -FilePath $Python -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--require-hashes', '--log', (Get-PipLog), '-r', $RequirementsFile))
+}
+
+function Get-HashMismatch {
+    # One line for pip's refusal of a file whose sha256 is not the lock's, or '' when pip failed otherwise.
+    # pip's log puts a timestamp before every line.
+    param([string[]]$Lines = @())
+    $seen = $false
+    foreach ($line in $Lines) {
+        if ($line -match 'DO NOT MATCH THE HASHES') {
+            $seen = $true
+        } elseif ($seen -and $line -match '^(?:\d{4}-\d\d-\d\dT\S+ )?\s+([A-Za-z0-9._-]+)==(\S+)(?: from ([a-z+]+)://(?:[^@/\s]*@)?([^/\s]+))?') {
+            $from = if ($Matches[4]) { $Matches[4] } else { 'the index' }
+            return "$($Matches[1]) $($Matches[2]) from $from is not the file the lock names (its sha256 differs): a mirror or proxy changed it, and nothing was installed. Use another index (PIP_INDEX_URL) and tell whoever runs this one"
+        }
+    }
+    return ''
+}
+
 function Install-Packages {
     $venvPython = Get-VenvPython
     if ($DryRun) {
-        Write-Step "would install with pip --no-deps (index: PIP_INDEX_URL or pip's configuration):"
+        Write-Step "would install with pip --no-deps --require-hashes (index: PIP_INDEX_URL or pip's configuration):"
         $Requirements | ForEach-Object { Write-Step "    $_" }
         return
     }
@@ -506,7 +553,8 @@ function Install-Packages {
     foreach ($item in $installed.Lines) {
         $have[($item.ToLowerInvariant() -replace '[-_.]+', '-')] = $true
     }
-    $missing = @($Requirements | Where-Object { -not $have.ContainsKey(($_.ToLowerInvariant() -replace '[-_.]+', '-')) })
+    # A requirement line is 'name==version --hash=sha256:...': pip list names the first field.
+    $missing = @($Requirements | Where-Object { -not $have.ContainsKey((($_ -split ' ')[0].ToLowerInvariant() -replace '[-_.]+', '-')) })
     if ($missing.Count -eq 0) {
         Write-Step "ok: all $($Requirements.Count) pinned packages installed (unchanged)"
         return
@@ -516,11 +564,17 @@ function Install-Packages {
     $null = New-Item -ItemType Directory -Force -Path (Get-TfenvDir)
     $null = Write-Utf8File -Path $requirementsFile -Text (($Requirements -join "`n") + "`n")
     Write-Step "installing $($missing.Count) of $($Requirements.Count) pinned packages (pip honours PIP_INDEX_URL and PIP_CERT)"
-    $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', 'pip==23.0.1')
+    $pipFile = Join-Path -Path (Get-TfenvDir) -ChildPath 'pip-requirement.txt'
+    $null = Write-Utf8File -Path $pipFile -Text ($PipPin + "`n")
+    $code = Invoke-Pip -Python $venvPython -RequirementsFile $pipFile
     if ($code -eq 0) {
-        $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '-r', $requirementsFile)
+        $code = Invoke-Pip -Python $venvPython -RequirementsFile $requirementsFile
     }
     if ($code -ne 0) {
+        $mismatch = Get-HashMismatch -Lines (Read-PipLog)
+        if ($mismatch) {
+            Stop-Setup -Code $Exit.VenvFailed -Message $mismatch
+        }
         Stop-Setup -Code $Exit.VenvFailed -Message "pip failed (exit $code; its message is above): behind a proxy or with a mirror, set PIP_INDEX_URL (and PIP_CERT for a private CA bundle); '[WinError 32]' means a program is using the venv: close it, then run this script again"
     }
     $check = Invoke-Native -FilePath $venvPython -Arguments @('-m', 'pip', 'check', '--disable-pip-version-check')
@@ -581,8 +635,32 @@ function Get-CudaInstaller {
     return [pscustomobject]@{ Path = $installer; Downloaded = $true }
 }
 
+function Test-FileChecksum {
+    # Before anything runs from a download: its checksum against the known one, or, where none is known,
+    # its SHA-256 printed for the user to compare, and a yes to go on.
+    param([Parameter(Mandatory = $true)][string]$Path, [string]$Algorithm = 'SHA256', [string]$Expected = '', [Parameter(Mandatory = $true)][string]$What)
+    $actual = (Get-FileHash -LiteralPath $Path -Algorithm $Algorithm).Hash.ToLowerInvariant()
+    if ($Expected) {
+        if ($actual -ne $Expected.ToLowerInvariant()) {
+            Stop-Setup -Code $Exit.CudaRuntime -Message "$Path is not $What ($Algorithm $actual, expected $Expected): delete it, download it again from NVIDIA, then run this script again; nothing was run"
+        }
+        Write-Step "ok: $Path has the $Algorithm of $What"
+        return
+    }
+    $sha = (Get-FileHash -LiteralPath $Path -Algorithm SHA256).Hash.ToLowerInvariant()
+    Write-Step "no published checksum is known for $What; the SHA-256 of $Path is $sha"
+    if ($DryRun) {
+        return
+    }
+    $answer = Read-Host -Prompt 'compare it with a copy you trust; type yes to use this file'
+    if ($answer -ne 'yes') {
+        Stop-Setup -Code $Exit.CudaRuntime -Message "$Path was not confirmed: nothing was run"
+    }
+}
+
 function Invoke-CudaInstaller {
     param([Parameter(Mandatory = $true)]$Installer, [Parameter(Mandatory = $true)][string]$Cudart)
+    Test-FileChecksum -Path $Installer.Path -Algorithm 'MD5' -Expected $InstallerMd5 -What "NVIDIA's cuda_10.1.243_426.00_win10.exe"
     Write-Step "running NVIDIA's installer silently with the runtime components only (no driver, no Visual Studio integration)"
     $code = Invoke-Console -FilePath $Installer.Path -Arguments (@('-s') + $InstallerComponents + @('-n'))
     if ($code -ne 0 -or -not (Test-Path -LiteralPath $Cudart)) {
@@ -626,6 +704,9 @@ function Install-CudaRuntime {
     if (-not (Test-Path -LiteralPath $CudnnZip -PathType Leaf)) {
         Stop-Setup -Code $Exit.BadArgument -Message "-CudnnZip $CudnnZip is not a file: pass the path of cudnn-10.1-windows10-x64-v7.6.5.32.zip"
     }
+    # Checked first: a wrong zip stops the script before NVIDIA's installer runs as administrator.
+    $expectedZip = if ($CudnnSha256) { $CudnnSha256 } else { $CudnnZipSha256 }
+    Test-FileChecksum -Path $CudnnZip -Expected $expectedZip -What 'cudnn-10.1-windows10-x64-v7.6.5.32.zip'
     $toolkit = Join-Path -Path (Get-ProgramFiles) -ChildPath 'NVIDIA GPU Computing Toolkit\CUDA\v10.1'
     $cudart = Join-Path -Path $toolkit -ChildPath 'bin\cudart64_101.dll'
     if ($DryRun) {

@@ -50,6 +50,10 @@
 .PARAMETER CudnnZip
     The cuDNN archive cudnn-11.0-windows-x64-v8.0.5.39.zip (NVIDIA requires a login: https://developer.nvidia.com/rdp/cudnn-archive).
 
+.PARAMETER CudnnSha256
+    The SHA-256 the cuDNN zip must have (NVIDIA publishes none for it): the script compares it instead of
+    printing the zip's SHA-256 and asking.
+
 .PARAMETER CheckOnly
     Check the machine and an existing venv; change nothing.
 
@@ -68,6 +72,7 @@ param(
     [string]$Python = '',
     [string]$CudaInstaller = '',
     [string]$CudnnZip = '',
+    [string]$CudnnSha256 = '',
     [switch]$CheckOnly,
     [switch]$DryRun
 )
@@ -85,48 +90,54 @@ $HookLine = @'
 import os, sys; (lambda os, ds: [os.environ.__setitem__('PATH', os.pathsep.join([d for d in ds if d not in os.environ.get('PATH', '').split(os.pathsep)] + [os.environ.get('PATH', '')]))] + [os.add_dll_directory(d) for d in ds if hasattr(os, 'add_dll_directory') and os.path.isdir(d)])(os, [os.path.join(sys.prefix, 'tfenv', 'cuda', 'bin')])
 '@
 $HookDirs = @('tfenv\cuda\bin')
+# Each pin with the sha256 of every file it may be: pip installs them with --require-hashes.
 $Requirements = @(
-    'absl-py==0.15.0'
-    'astunparse==1.6.3'
-    'cachetools==5.0.0'
-    'certifi==2021.10.8'
-    'charset-normalizer==2.0.11'
-    'flatbuffers==1.12'
-    'gast==0.3.3'
-    'google-auth==2.6.0'
-    'google-auth-oauthlib==0.4.6'
-    'google-pasta==0.2.0'
-    'grpcio==1.32.0'
-    'h5py==2.10.0'
-    'idna==3.3'
-    'importlib-metadata==4.10.1'
-    'keras-preprocessing==1.1.2'
-    'markdown==3.3.6'
-    'numpy==1.19.5'
-    'oauthlib==3.2.0'
-    'opt-einsum==3.3.0'
-    'protobuf==3.19.4'
-    'pyasn1==0.4.8'
-    'pyasn1-modules==0.2.8'
-    'requests==2.27.1'
-    'requests-oauthlib==1.3.1'
-    'rsa==4.8'
-    'setuptools==60.6.0'
-    'six==1.15.0'
-    'tensorboard==2.8.0'
-    'tensorboard-data-server==0.6.1'
-    'tensorboard-plugin-wit==1.8.1'
-    'tensorflow==2.4.4'
-    'tensorflow-estimator==2.4.0'
-    'termcolor==1.1.0'
-    'typing-extensions==3.7.4.3'
-    'urllib3==1.26.8'
-    'werkzeug==2.0.2'
-    'wheel==0.37.1'
-    'wrapt==1.12.1'
-    'zipp==3.7.0'
+    'absl-py==0.15.0 --hash=sha256:ea907384af023a7e681368bedb896159ab100c7db593efbbd5cde22af11270cd'
+    'astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8'
+    'cachetools==5.0.0 --hash=sha256:8fecd4203a38af17928be7b90689d8083603073622229ca7077b72d8e5a976e4'
+    'certifi==2021.10.8 --hash=sha256:d62a0163eb4c2344ac042ab2bdf75399a71a2d8c7d47eac2e2ee91b9d6339569'
+    'charset-normalizer==2.0.11 --hash=sha256:2842d8f5e82a1f6aa437380934d5e1cd4fcf2003b06fed6940769c164a480a45'
+    'flatbuffers==1.12 --hash=sha256:9e9ef47fa92625c4721036e7c4124182668dc6021d9e7c73704edd395648deb9'
+    'gast==0.3.3 --hash=sha256:8f46f5be57ae6889a4e16e2ca113b1703ef17f2b0abceb83793eaba9e1351a45'
+    'google-auth==2.6.0 --hash=sha256:218ca03d7744ca0c8b6697b6083334be7df49b7bf76a69d555962fd1a7657b5f'
+    'google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73'
+    'google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed'
+    'grpcio==1.32.0 --hash=sha256:14c0f017bfebbc18139551111ac58ecbde11f4bc375b73a53af38927d60308b6'
+    'h5py==2.10.0 --hash=sha256:769e141512b54dee14ec76ed354fcacfc7d97fea5a7646b709f7400cf1838630'
+    'idna==3.3 --hash=sha256:84d9dd047ffa80596e0f246e2eab0b391788b0503584e8945f2368256d2735ff'
+    'importlib-metadata==4.10.1 --hash=sha256:899e2a40a8c4a1aec681feef45733de8a6c58f3f6a0dbed2eb6574b4387a77b6'
+    'keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b'
+    'markdown==3.3.6 --hash=sha256:9923332318f843411e9932237530df53162e29dc7a4e2b91e35764583c46c9a3'
+    'numpy==1.19.5 --hash=sha256:811daee36a58dc79cf3d8bdd4a490e4277d0e4b7d103a001a4e73ddb48e7e6aa'
+    'oauthlib==3.2.0 --hash=sha256:6db33440354787f9b7f3a6dbd4febf5d0f93758354060e802f6c06cb493022fe'
+    'opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147'
+    'protobuf==3.19.4 --hash=sha256:7ca7da9c339ca8890d66958f5462beabd611eca6c958691a8fe6eccbd1eb0c6e --hash=sha256:8961c3a78ebfcd000920c9060a262f082f29838682b1f7201889300c1fbe0616'
+    'pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d'
+    'pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74'
+    'requests==2.27.1 --hash=sha256:f22fa1e554c9ddfd16e6e41ac79759e17be9e492b3587efa038054674760e72d'
+    'requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5'
+    'rsa==4.8 --hash=sha256:95c5d300c4e879ee69708c428ba566c59478fd653cc3a22243eeb8ed846950bb'
+    'setuptools==60.6.0 --hash=sha256:c99207037c38984eae838c2fd986f39a9ddf4fabfe0fddd957e622d1d1dcdd05'
+    'six==1.15.0 --hash=sha256:8b74bedcbbbaca38ff6d7491d76f2b06b3592611af620f8426e82dddb04a5ced'
+    'tensorboard==2.8.0 --hash=sha256:65a338e4424e9079f2604923bdbe301792adce2ace1be68da6b3ddf005170def'
+    'tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7'
+    'tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe'
+    'tensorflow==2.4.4 --hash=sha256:7ef4d5f4dfd653152962a81b85c1ae8c9c3f3c83f183371448ff8b2cb8eb8bce'
+    'tensorflow-estimator==2.4.0 --hash=sha256:5b7b7bf2debe19a8794adacc43e8ba6459daa4efaf54d3302623994a359b17f0'
+    'termcolor==1.1.0 --hash=sha256:1d6d69ce66211143803fbc56652b41d73b4a400a2891d7bf7a1cdf4c02de613b'
+    'typing-extensions==3.7.4.3 --hash=sha256:7cb407020f00f7bfc3cb3e7881628838e69d8f3fcab2f64742a5e76b2f841918'
+    'urllib3==1.26.8 --hash=sha256:000ca7f471a233c2251c6c7023ee85305721bfdf18621ebff4fd17a8653427ed'
+    'werkzeug==2.0.2 --hash=sha256:63d3dc1cf60e7b7e35e97fa9861f7397283b75d765afcaefd993d6046899de8f'
+    'wheel==0.37.1 --hash=sha256:4bdcd7d840138086126cd09254dc6195fb4fc6f01c050a1d7236f2630db1d22a'
+    'wrapt==1.12.1 --hash=sha256:b62ffa81fb85f4332a4f609cab4ac40709470da05643a082ec1eb88e6d9b97d7'
+    'zipp==3.7.0 --hash=sha256:b47250dd24f92b7dd6a0a8fc5244da14608f3ca90a5efcd37a3b1642fac9a375'
 )
+$PipPin = 'pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f'
+
 $InstallerUrl = 'https://developer.download.nvidia.com/compute/cuda/11.0.3/local_installers/cuda_11.0.3_451.82_win10.exe'
+# https://github.com/conda-forge/conda-forge-ci-setup-feedstock/blob/main/recipe/install_cuda.bat
+$InstallerMd5 = '80ae0fdbe04759123f3cab81f2aadabd'
+$CudnnZipSha256 = ''
 $InstallerComponents = @('cudart_11.0', 'cublas_11.0', 'cufft_11.0', 'curand_11.0', 'cusolver_11.0', 'cusparse_11.0', 'cupti_11.0')
 $ToolkitDllDirs = @('bin', 'extras\CUPTI\lib64')
 $DownloadSpaceGb = 6  # the installer and what it unpacks into %TEMP%
@@ -501,10 +512,46 @@ function Assert-VenvNotInUse {
     }
 }
 
+function Get-PipLog {
+    return (Join-Path -Path (Get-TfenvDir) -ChildPath 'pip.log')
+}
+
+function Read-PipLog {
+    $log = Get-PipLog
+    if (Test-Path -LiteralPath $log) {
+        return @(Get-Content -LiteralPath $log -Encoding UTF8)
+    }
+    return @()
+}
+
+function Invoke-Pip {
+    # pip install --no-deps --require-hashes -r FILE on its own console; its log (pip --log, for
+    # Get-HashMismatch) starts afresh for each run.
+    param([Parameter(Mandatory = $true)][string]$Python, [Parameter(Mandatory = $true)][string]$RequirementsFile)
+    Remove-Item -LiteralPath (Get-PipLog) -Force -ErrorAction SilentlyContinue
+    return (Invoke-Console -FilePath $Python -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--require-hashes', '--log', (Get-PipLog), '-r', $RequirementsFile))
+}
+
+function Get-HashMismatch {
+    # One line for pip's refusal of a file whose sha256 is not the lock's, or '' when pip failed otherwise.
+    # pip's log puts a timestamp before every line.
+    param([string[]]$Lines = @())
+    $seen = $false
+    foreach ($line in $Lines) {
+        if ($line -match 'DO NOT MATCH THE HASHES') {
+            $seen = $true
+        } elseif ($seen -and $line -match '^(?:\d{4}-\d\d-\d\dT\S+ )?\s+([A-Za-z0-9._-]+)==(\S+)(?: from ([a-z+]+)://(?:[^@/\s]*@)?([^/\s]+))?') {
+            $from = if ($Matches[4]) { $Matches[4] } else { 'the index' }
+            return "$($Matches[1]) $($Matches[2]) from $from is not the file the lock names (its sha256 differs): a mirror or proxy changed it, and nothing was installed. Use another index (PIP_INDEX_URL) and tell whoever runs this one"
+        }
+    }
+    return ''
+}
+
 function Install-Packages {
     $venvPython = Get-VenvPython
     if ($DryRun) {
-        Write-Step "would install with pip --no-deps (index: PIP_INDEX_URL or pip's configuration):"
+        Write-Step "would install with pip --no-deps --require-hashes (index: PIP_INDEX_URL or pip's configuration):"
         $Requirements | ForEach-Object { Write-Step "    $_" }
         return
     }
@@ -513,7 +560,8 @@ function Install-Packages {
     foreach ($item in $installed.Lines) {
         $have[($item.ToLowerInvariant() -replace '[-_.]+', '-')] = $true
     }
-    $missing = @($Requirements | Where-Object { -not $have.ContainsKey(($_.ToLowerInvariant() -replace '[-_.]+', '-')) })
+    # A requirement line is 'name==version --hash=sha256:...': pip list names the first field.
+    $missing = @($Requirements | Where-Object { -not $have.ContainsKey((($_ -split ' ')[0].ToLowerInvariant() -replace '[-_.]+', '-')) })
     if ($missing.Count -eq 0) {
         Write-Step "ok: all $($Requirements.Count) pinned packages installed (unchanged)"
         return
@@ -523,11 +571,17 @@ function Install-Packages {
     $null = New-Item -ItemType Directory -Force -Path (Get-TfenvDir)
     $null = Write-Utf8File -Path $requirementsFile -Text (($Requirements -join "`n") + "`n")
     Write-Step "installing $($missing.Count) of $($Requirements.Count) pinned packages (pip honours PIP_INDEX_URL and PIP_CERT)"
-    $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', 'pip==23.0.1')
+    $pipFile = Join-Path -Path (Get-TfenvDir) -ChildPath 'pip-requirement.txt'
+    $null = Write-Utf8File -Path $pipFile -Text ($PipPin + "`n")
+    $code = Invoke-Pip -Python $venvPython -RequirementsFile $pipFile
     if ($code -eq 0) {
-        $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '-r', $requirementsFile)
+        $code = Invoke-Pip -Python $venvPython -RequirementsFile $requirementsFile
     }
     if ($code -ne 0) {
+        $mismatch = Get-HashMismatch -Lines (Read-PipLog)
+        if ($mismatch) {
+            Stop-Setup -Code $Exit.VenvFailed -Message $mismatch
+        }
         Stop-Setup -Code $Exit.VenvFailed -Message "pip failed (exit $code; its message is above): behind a proxy or with a mirror, set PIP_INDEX_URL (and PIP_CERT for a private CA bundle); '[WinError 32]' means a program is using the venv: close it, then run this script again"
     }
     $check = Invoke-Native -FilePath $venvPython -Arguments @('-m', 'pip', 'check', '--disable-pip-version-check')
@@ -588,8 +642,32 @@ function Get-CudaInstaller {
     return [pscustomobject]@{ Path = $installer; Downloaded = $true }
 }
 
+function Test-FileChecksum {
+    # Before anything runs from a download: its checksum against the known one, or, where none is known,
+    # its SHA-256 printed for the user to compare, and a yes to go on.
+    param([Parameter(Mandatory = $true)][string]$Path, [string]$Algorithm = 'SHA256', [string]$Expected = '', [Parameter(Mandatory = $true)][string]$What)
+    $actual = (Get-FileHash -LiteralPath $Path -Algorithm $Algorithm).Hash.ToLowerInvariant()
+    if ($Expected) {
+        if ($actual -ne $Expected.ToLowerInvariant()) {
+            Stop-Setup -Code $Exit.CudaRuntime -Message "$Path is not $What ($Algorithm $actual, expected $Expected): delete it, download it again from NVIDIA, then run this script again; nothing was run"
+        }
+        Write-Step "ok: $Path has the $Algorithm of $What"
+        return
+    }
+    $sha = (Get-FileHash -LiteralPath $Path -Algorithm SHA256).Hash.ToLowerInvariant()
+    Write-Step "no published checksum is known for $What; the SHA-256 of $Path is $sha"
+    if ($DryRun) {
+        return
+    }
+    $answer = Read-Host -Prompt 'compare it with a copy you trust; type yes to use this file'
+    if ($answer -ne 'yes') {
+        Stop-Setup -Code $Exit.CudaRuntime -Message "$Path was not confirmed: nothing was run"
+    }
+}
+
 function Invoke-CudaInstaller {
     param([Parameter(Mandatory = $true)]$Installer, [Parameter(Mandatory = $true)][string]$Cudart)
+    Test-FileChecksum -Path $Installer.Path -Algorithm 'MD5' -Expected $InstallerMd5 -What "NVIDIA's cuda_11.0.3_451.82_win10.exe"
     Write-Step "running NVIDIA's installer silently with the runtime components only (no driver, no Visual Studio integration)"
     $code = Invoke-Console -FilePath $Installer.Path -Arguments (@('-s') + $InstallerComponents + @('-n'))
     if ($code -ne 0 -or -not (Test-Path -LiteralPath $Cudart)) {
@@ -633,6 +711,9 @@ function Install-CudaRuntime {
     if (-not (Test-Path -LiteralPath $CudnnZip -PathType Leaf)) {
         Stop-Setup -Code $Exit.BadArgument -Message "-CudnnZip $CudnnZip is not a file: pass the path of cudnn-11.0-windows-x64-v8.0.5.39.zip"
     }
+    # Checked first: a wrong zip stops the script before NVIDIA's installer runs as administrator.
+    $expectedZip = if ($CudnnSha256) { $CudnnSha256 } else { $CudnnZipSha256 }
+    Test-FileChecksum -Path $CudnnZip -Expected $expectedZip -What 'cudnn-11.0-windows-x64-v8.0.5.39.zip'
     $toolkit = Join-Path -Path (Get-ProgramFiles) -ChildPath 'NVIDIA GPU Computing Toolkit\CUDA\v11.0'
     $cudart = Join-Path -Path $toolkit -ChildPath 'bin\cudart64_110.dll'
     if ($DryRun) {

@@ -71,57 +71,60 @@ $HookLine = @'
 import os, sys; (lambda os, ds: [os.environ.__setitem__('PATH', os.pathsep.join([d for d in ds if d not in os.environ.get('PATH', '').split(os.pathsep)] + [os.environ.get('PATH', '')]))] + [os.add_dll_directory(d) for d in ds if hasattr(os, 'add_dll_directory') and os.path.isdir(d)])(os, [os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_runtime', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cublas', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cufft', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'curand', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cusolver', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cusparse', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_nvrtc', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cudnn', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_cupti', 'bin')])
 '@
 $HookDirs = @('Lib\site-packages\nvidia\cuda_runtime\bin', 'Lib\site-packages\nvidia\cublas\bin', 'Lib\site-packages\nvidia\cufft\bin', 'Lib\site-packages\nvidia\curand\bin', 'Lib\site-packages\nvidia\cusolver\bin', 'Lib\site-packages\nvidia\cusparse\bin', 'Lib\site-packages\nvidia\cuda_nvrtc\bin', 'Lib\site-packages\nvidia\cudnn\bin', 'Lib\site-packages\nvidia\cuda_cupti\bin')
+# Each pin with the sha256 of every file it may be: pip installs them with --require-hashes.
 $Requirements = @(
-    'absl-py==0.15.0'
-    'astunparse==1.6.3'
-    'cachetools==5.0.0'
-    'certifi==2021.10.8'
-    'charset-normalizer==2.0.12'
-    'flatbuffers==1.12'
-    'gast==0.4.0'
-    'google-auth==2.6.0'
-    'google-auth-oauthlib==0.4.6'
-    'google-pasta==0.2.0'
-    'grpcio==1.34.1'
-    'h5py==3.1.0'
-    'idna==3.3'
-    'importlib-metadata==4.11.2'
-    'keras-nightly==2.5.0.dev2021032900'
-    'keras-preprocessing==1.1.2'
-    'markdown==3.3.6'
-    'numpy==1.19.5'
-    'oauthlib==3.2.0'
-    'opt-einsum==3.3.0'
-    'protobuf==3.19.4'
-    'pyasn1==0.4.8'
-    'pyasn1-modules==0.2.8'
-    'requests==2.27.1'
-    'requests-oauthlib==1.3.1'
-    'rsa==4.8'
-    'setuptools==60.9.3'
-    'six==1.15.0'
-    'tensorboard==2.8.0'
-    'tensorboard-data-server==0.6.1'
-    'tensorboard-plugin-wit==1.8.1'
-    'tensorflow==2.5.3'
-    'tensorflow-estimator==2.5.0'
-    'termcolor==1.1.0'
-    'typing-extensions==3.7.4.3'
-    'urllib3==1.26.8'
-    'werkzeug==2.0.3'
-    'wheel==0.37.1'
-    'wrapt==1.12.1'
-    'zipp==3.7.0'
-    'nvidia-cuda-runtime-cu11==11.8.89'
-    'nvidia-cublas-cu11==11.11.3.6'
-    'nvidia-cufft-cu11==10.9.0.58'
-    'nvidia-curand-cu11==10.3.0.86'
-    'nvidia-cusolver-cu11==11.4.1.48'
-    'nvidia-cusparse-cu11==11.7.5.86'
-    'nvidia-cuda-nvrtc-cu11==11.8.89'
-    'nvidia-cudnn-cu11==8.9.4.25'
-    'nvidia-cuda-cupti-cu11==11.8.87'
+    'absl-py==0.15.0 --hash=sha256:ea907384af023a7e681368bedb896159ab100c7db593efbbd5cde22af11270cd'
+    'astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8'
+    'cachetools==5.0.0 --hash=sha256:8fecd4203a38af17928be7b90689d8083603073622229ca7077b72d8e5a976e4'
+    'certifi==2021.10.8 --hash=sha256:d62a0163eb4c2344ac042ab2bdf75399a71a2d8c7d47eac2e2ee91b9d6339569'
+    'charset-normalizer==2.0.12 --hash=sha256:6881edbebdb17b39b4eaaa821b438bf6eddffb4468cf344f09f89def34a8b1df'
+    'flatbuffers==1.12 --hash=sha256:9e9ef47fa92625c4721036e7c4124182668dc6021d9e7c73704edd395648deb9'
+    'gast==0.4.0 --hash=sha256:b7adcdd5adbebf1adf17378da5ba3f543684dbec47b1cda1f3997e573cd542c4'
+    'google-auth==2.6.0 --hash=sha256:218ca03d7744ca0c8b6697b6083334be7df49b7bf76a69d555962fd1a7657b5f'
+    'google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73'
+    'google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed'
+    'grpcio==1.34.1 --hash=sha256:96dc85c059f15390beb7ac6bf075d1e4cf72e8f5c9b6c37ea179b7cc579816fd'
+    'h5py==3.1.0 --hash=sha256:1cdfd1c5449ca1329d152f0b66830e93226ebce4f5e07dd8dc16bfc2b1a49d7b'
+    'idna==3.3 --hash=sha256:84d9dd047ffa80596e0f246e2eab0b391788b0503584e8945f2368256d2735ff'
+    'importlib-metadata==4.11.2 --hash=sha256:d16e8c1deb60de41b8e8ed21c1a7b947b0bc62fab7e1d470bcdf331cea2e6735'
+    'keras-nightly==2.5.0.dev2021032900 --hash=sha256:6ba70f738f4008222de7e7fdd5b2b18c48c49b897a9fca54c844854e25964011'
+    'keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b'
+    'markdown==3.3.6 --hash=sha256:9923332318f843411e9932237530df53162e29dc7a4e2b91e35764583c46c9a3'
+    'numpy==1.19.5 --hash=sha256:0eef32ca3132a48e43f6a0f5a82cb508f22ce5a3d6f67a8329c81c8e226d3f6e'
+    'oauthlib==3.2.0 --hash=sha256:6db33440354787f9b7f3a6dbd4febf5d0f93758354060e802f6c06cb493022fe'
+    'opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147'
+    'protobuf==3.19.4 --hash=sha256:3112b58aac3bac9c8be2b60a9daf6b558ca3f7681c130dcdd788ade7c9ffbdca --hash=sha256:8961c3a78ebfcd000920c9060a262f082f29838682b1f7201889300c1fbe0616'
+    'pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d'
+    'pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74'
+    'requests==2.27.1 --hash=sha256:f22fa1e554c9ddfd16e6e41ac79759e17be9e492b3587efa038054674760e72d'
+    'requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5'
+    'rsa==4.8 --hash=sha256:95c5d300c4e879ee69708c428ba566c59478fd653cc3a22243eeb8ed846950bb'
+    'setuptools==60.9.3 --hash=sha256:e4f30b9f84e5ab3decf945113119649fec09c1fc3507c6ebffec75646c56e62b'
+    'six==1.15.0 --hash=sha256:8b74bedcbbbaca38ff6d7491d76f2b06b3592611af620f8426e82dddb04a5ced'
+    'tensorboard==2.8.0 --hash=sha256:65a338e4424e9079f2604923bdbe301792adce2ace1be68da6b3ddf005170def'
+    'tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7'
+    'tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe'
+    'tensorflow==2.5.3 --hash=sha256:4c4a30007900d896310bfcb0704e0882d2d6c7593d2202d5a0693c118128ea39'
+    'tensorflow-estimator==2.5.0 --hash=sha256:d1fe76dee8b1dcab865d807a0246da0a9c4a635b1eba6e9545bf216c3aad6955'
+    'termcolor==1.1.0 --hash=sha256:1d6d69ce66211143803fbc56652b41d73b4a400a2891d7bf7a1cdf4c02de613b'
+    'typing-extensions==3.7.4.3 --hash=sha256:7cb407020f00f7bfc3cb3e7881628838e69d8f3fcab2f64742a5e76b2f841918'
+    'urllib3==1.26.8 --hash=sha256:000ca7f471a233c2251c6c7023ee85305721bfdf18621ebff4fd17a8653427ed'
+    'werkzeug==2.0.3 --hash=sha256:1421ebfc7648a39a5c58c601b154165d05cf47a3cd0ccb70857cbdacf6c8f2b8'
+    'wheel==0.37.1 --hash=sha256:4bdcd7d840138086126cd09254dc6195fb4fc6f01c050a1d7236f2630db1d22a'
+    'wrapt==1.12.1 --hash=sha256:b62ffa81fb85f4332a4f609cab4ac40709470da05643a082ec1eb88e6d9b97d7'
+    'zipp==3.7.0 --hash=sha256:b47250dd24f92b7dd6a0a8fc5244da14608f3ca90a5efcd37a3b1642fac9a375'
+    'nvidia-cuda-runtime-cu11==11.8.89 --hash=sha256:f60c9fdaed8065b38de8097867240efc5556a8a710007146daeb9082334a6e63'
+    'nvidia-cublas-cu11==11.11.3.6 --hash=sha256:6ab12b1302bef8ac1ff4414edd1c059e57f4833abef9151683fb8f4de25900be'
+    'nvidia-cufft-cu11==10.9.0.58 --hash=sha256:c4d316f17c745ec9c728e30409612eaf77a8404c3733cdf6c9c1569634d1ca03'
+    'nvidia-curand-cu11==10.3.0.86 --hash=sha256:8fa8365065fc3e3760d7437b08f164a6bcf8f7124f3b544d2463ded01e6bdc70'
+    'nvidia-cusolver-cu11==11.4.1.48 --hash=sha256:7efe43b113495a64e2cf9a0b4365bd53b0a82afb2e2cf91e9f993c9ef5e69ee8'
+    'nvidia-cusparse-cu11==11.7.5.86 --hash=sha256:a0f6ee81cd91be606fc2f55992d06b09cd4e86d74b6ae5e8dd1631cf7f5a8706'
+    'nvidia-cuda-nvrtc-cu11==11.8.89 --hash=sha256:e18a23a8f4064664a6f1c4a64f38c581cbebfb5935280e94a4943ea8ae3791b1'
+    'nvidia-cudnn-cu11==8.9.4.25 --hash=sha256:c39cf14efb0ae7b4bf7396fba19a13d1c7f035e913fec254b163c3edcfb65fc5'
+    'nvidia-cuda-cupti-cu11==11.8.87 --hash=sha256:4332d8550ad5f5b673f98d08e4e4f82030cb604c66d8d5ee919399ea01312e58'
 )
+$PipPin = 'pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f'
+
 $VenvSpaceGb = 6  # the installed packages and pip's cache of their downloads
 $Copies = @(
     [pscustomobject]@{ Source = 'cupti64_2022.3.0.dll'; To = 'cupti64_112.dll'; Dir = 'Lib\site-packages\nvidia\cuda_cupti\bin'; Optional = $true }
@@ -493,10 +496,46 @@ function Assert-VenvNotInUse {
     }
 }
 
+function Get-PipLog {
+    return (Join-Path -Path (Get-TfenvDir) -ChildPath 'pip.log')
+}
+
+function Read-PipLog {
+    $log = Get-PipLog
+    if (Test-Path -LiteralPath $log) {
+        return @(Get-Content -LiteralPath $log -Encoding UTF8)
+    }
+    return @()
+}
+
+function Invoke-Pip {
+    # pip install --no-deps --require-hashes -r FILE on its own console; its log (pip --log, for
+    # Get-HashMismatch) starts afresh for each run.
+    param([Parameter(Mandatory = $true)][string]$Python, [Parameter(Mandatory = $true)][string]$RequirementsFile)
+    Remove-Item -LiteralPath (Get-PipLog) -Force -ErrorAction SilentlyContinue
+    return (Invoke-Console -FilePath $Python -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--require-hashes', '--log', (Get-PipLog), '-r', $RequirementsFile))
+}
+
+function Get-HashMismatch {
+    # One line for pip's refusal of a file whose sha256 is not the lock's, or '' when pip failed otherwise.
+    # pip's log puts a timestamp before every line.
+    param([string[]]$Lines = @())
+    $seen = $false
+    foreach ($line in $Lines) {
+        if ($line -match 'DO NOT MATCH THE HASHES') {
+            $seen = $true
+        } elseif ($seen -and $line -match '^(?:\d{4}-\d\d-\d\dT\S+ )?\s+([A-Za-z0-9._-]+)==(\S+)(?: from ([a-z+]+)://(?:[^@/\s]*@)?([^/\s]+))?') {
+            $from = if ($Matches[4]) { $Matches[4] } else { 'the index' }
+            return "$($Matches[1]) $($Matches[2]) from $from is not the file the lock names (its sha256 differs): a mirror or proxy changed it, and nothing was installed. Use another index (PIP_INDEX_URL) and tell whoever runs this one"
+        }
+    }
+    return ''
+}
+
 function Install-Packages {
     $venvPython = Get-VenvPython
     if ($DryRun) {
-        Write-Step "would install with pip --no-deps (index: PIP_INDEX_URL or pip's configuration):"
+        Write-Step "would install with pip --no-deps --require-hashes (index: PIP_INDEX_URL or pip's configuration):"
         $Requirements | ForEach-Object { Write-Step "    $_" }
         return
     }
@@ -505,7 +544,8 @@ function Install-Packages {
     foreach ($item in $installed.Lines) {
         $have[($item.ToLowerInvariant() -replace '[-_.]+', '-')] = $true
     }
-    $missing = @($Requirements | Where-Object { -not $have.ContainsKey(($_.ToLowerInvariant() -replace '[-_.]+', '-')) })
+    # A requirement line is 'name==version --hash=sha256:...': pip list names the first field.
+    $missing = @($Requirements | Where-Object { -not $have.ContainsKey((($_ -split ' ')[0].ToLowerInvariant() -replace '[-_.]+', '-')) })
     if ($missing.Count -eq 0) {
         Write-Step "ok: all $($Requirements.Count) pinned packages installed (unchanged)"
         return
@@ -515,11 +555,17 @@ function Install-Packages {
     $null = New-Item -ItemType Directory -Force -Path (Get-TfenvDir)
     $null = Write-Utf8File -Path $requirementsFile -Text (($Requirements -join "`n") + "`n")
     Write-Step "installing $($missing.Count) of $($Requirements.Count) pinned packages (pip honours PIP_INDEX_URL and PIP_CERT)"
-    $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', 'pip==23.0.1')
+    $pipFile = Join-Path -Path (Get-TfenvDir) -ChildPath 'pip-requirement.txt'
+    $null = Write-Utf8File -Path $pipFile -Text ($PipPin + "`n")
+    $code = Invoke-Pip -Python $venvPython -RequirementsFile $pipFile
     if ($code -eq 0) {
-        $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '-r', $requirementsFile)
+        $code = Invoke-Pip -Python $venvPython -RequirementsFile $requirementsFile
     }
     if ($code -ne 0) {
+        $mismatch = Get-HashMismatch -Lines (Read-PipLog)
+        if ($mismatch) {
+            Stop-Setup -Code $Exit.VenvFailed -Message $mismatch
+        }
         Stop-Setup -Code $Exit.VenvFailed -Message "pip failed (exit $code; its message is above): behind a proxy or with a mirror, set PIP_INDEX_URL (and PIP_CERT for a private CA bundle); '[WinError 32]' means a program is using the venv: close it, then run this script again"
     }
     $check = Invoke-Native -FilePath $venvPython -Arguments @('-m', 'pip', 'check', '--disable-pip-version-check')

@@ -71,58 +71,61 @@ $HookLine = @'
 import os, sys; (lambda os, ds: [os.environ.__setitem__('PATH', os.pathsep.join([d for d in ds if d not in os.environ.get('PATH', '').split(os.pathsep)] + [os.environ.get('PATH', '')]))] + [os.add_dll_directory(d) for d in ds if hasattr(os, 'add_dll_directory') and os.path.isdir(d)])(os, [os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_runtime', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cublas', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cufft', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'curand', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cusolver', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cusparse', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_nvrtc', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cudnn', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_cupti', 'bin')])
 '@
 $HookDirs = @('Lib\site-packages\nvidia\cuda_runtime\bin', 'Lib\site-packages\nvidia\cublas\bin', 'Lib\site-packages\nvidia\cufft\bin', 'Lib\site-packages\nvidia\curand\bin', 'Lib\site-packages\nvidia\cusolver\bin', 'Lib\site-packages\nvidia\cusparse\bin', 'Lib\site-packages\nvidia\cuda_nvrtc\bin', 'Lib\site-packages\nvidia\cudnn\bin', 'Lib\site-packages\nvidia\cuda_cupti\bin')
+# Each pin with the sha256 of every file it may be: pip installs them with --require-hashes.
 $Requirements = @(
-    'absl-py==0.15.0'
-    'astunparse==1.6.3'
-    'cachetools==4.2.4'
-    'certifi==2022.6.15'
-    'charset-normalizer==2.1.0'
-    'clang==5.0'
-    'flatbuffers==1.12'
-    'gast==0.4.0'
-    'google-auth==1.35.0'
-    'google-auth-oauthlib==0.4.6'
-    'google-pasta==0.2.0'
-    'grpcio==1.47.0'
-    'h5py==3.1.0'
-    'idna==3.3'
-    'importlib-metadata==4.12.0'
-    'keras==2.6.0'
-    'keras-preprocessing==1.1.2'
-    'markdown==3.3.7'
-    'numpy==1.19.5'
-    'oauthlib==3.2.0'
-    'opt-einsum==3.3.0'
-    'protobuf==3.19.4'
-    'pyasn1==0.4.8'
-    'pyasn1-modules==0.2.8'
-    'requests==2.28.1'
-    'requests-oauthlib==1.3.1'
-    'rsa==4.8'
-    'setuptools==62.6.0'
-    'six==1.15.0'
-    'tensorboard==2.6.0'
-    'tensorboard-data-server==0.6.1'
-    'tensorboard-plugin-wit==1.8.1'
-    'tensorflow==2.6.5'
-    'tensorflow-estimator==2.6.0'
-    'termcolor==1.1.0'
-    'typing-extensions==3.10.0.2'
-    'urllib3==1.26.9'
-    'werkzeug==2.1.2'
-    'wheel==0.37.1'
-    'wrapt==1.12.1'
-    'zipp==3.8.0'
-    'nvidia-cuda-runtime-cu11==11.8.89'
-    'nvidia-cublas-cu11==11.11.3.6'
-    'nvidia-cufft-cu11==10.9.0.58'
-    'nvidia-curand-cu11==10.3.0.86'
-    'nvidia-cusolver-cu11==11.4.1.48'
-    'nvidia-cusparse-cu11==11.7.5.86'
-    'nvidia-cuda-nvrtc-cu11==11.8.89'
-    'nvidia-cudnn-cu11==8.9.4.25'
-    'nvidia-cuda-cupti-cu11==11.8.87'
+    'absl-py==0.15.0 --hash=sha256:ea907384af023a7e681368bedb896159ab100c7db593efbbd5cde22af11270cd'
+    'astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8'
+    'cachetools==4.2.4 --hash=sha256:92971d3cb7d2a97efff7c7bb1657f21a8f5fb309a37530537c71b1774189f2d1'
+    'certifi==2022.6.15 --hash=sha256:fe86415d55e84719d75f8b69414f6438ac3547d2078ab91b67e779ef69378412'
+    'charset-normalizer==2.1.0 --hash=sha256:5189b6f22b01957427f35b6a08d9a0bc45b46d3788ef5a92e978433c7a35f8a5'
+    'clang==5.0 --hash=sha256:ceccae97eda0225a5b44d42ffd61102e248325c2865ca53e4407746464a5333a'
+    'flatbuffers==1.12 --hash=sha256:9e9ef47fa92625c4721036e7c4124182668dc6021d9e7c73704edd395648deb9'
+    'gast==0.4.0 --hash=sha256:b7adcdd5adbebf1adf17378da5ba3f543684dbec47b1cda1f3997e573cd542c4'
+    'google-auth==1.35.0 --hash=sha256:997516b42ecb5b63e8d80f5632c1a61dddf41d2a4c2748057837e06e00014258'
+    'google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73'
+    'google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed'
+    'grpcio==1.47.0 --hash=sha256:55cd8b13c5ef22003889f599b8f2930836c6f71cd7cf3fc0196633813dc4f928'
+    'h5py==3.1.0 --hash=sha256:1cdfd1c5449ca1329d152f0b66830e93226ebce4f5e07dd8dc16bfc2b1a49d7b'
+    'idna==3.3 --hash=sha256:84d9dd047ffa80596e0f246e2eab0b391788b0503584e8945f2368256d2735ff'
+    'importlib-metadata==4.12.0 --hash=sha256:7401a975809ea1fdc658c3aa4f78cc2195a0e019c5cbc4c06122884e9ae80c23'
+    'keras==2.6.0 --hash=sha256:504af5656a9829fe803ce48a8580ef16916e89906aceddad9e098614269437e7'
+    'keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b'
+    'markdown==3.3.7 --hash=sha256:f5da449a6e1c989a4cea2631aa8ee67caa5a2ef855d551c88f9e309f4634c621'
+    'numpy==1.19.5 --hash=sha256:0eef32ca3132a48e43f6a0f5a82cb508f22ce5a3d6f67a8329c81c8e226d3f6e'
+    'oauthlib==3.2.0 --hash=sha256:6db33440354787f9b7f3a6dbd4febf5d0f93758354060e802f6c06cb493022fe'
+    'opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147'
+    'protobuf==3.19.4 --hash=sha256:3112b58aac3bac9c8be2b60a9daf6b558ca3f7681c130dcdd788ade7c9ffbdca --hash=sha256:8961c3a78ebfcd000920c9060a262f082f29838682b1f7201889300c1fbe0616'
+    'pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d'
+    'pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74'
+    'requests==2.28.1 --hash=sha256:8fefa2a1a1365bf5520aac41836fbee479da67864514bdb821f31ce07ce65349'
+    'requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5'
+    'rsa==4.8 --hash=sha256:95c5d300c4e879ee69708c428ba566c59478fd653cc3a22243eeb8ed846950bb'
+    'setuptools==62.6.0 --hash=sha256:c1848f654aea2e3526d17fc3ce6aeaa5e7e24e66e645b5be2171f3f6b4e5a178'
+    'six==1.15.0 --hash=sha256:8b74bedcbbbaca38ff6d7491d76f2b06b3592611af620f8426e82dddb04a5ced'
+    'tensorboard==2.6.0 --hash=sha256:f7dac4cdfb52d14c9e3f74585ce2aaf8e6203620a864e51faf84988b09f7bbdb'
+    'tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7'
+    'tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe'
+    'tensorflow==2.6.5 --hash=sha256:65e7dffbaa3af99c3d9f02c61a63c1000708ac3f16b1a5417696c54c1c2eadf4'
+    'tensorflow-estimator==2.6.0 --hash=sha256:cf78528998efdb637ac0abaf525c929bf192767544eb24ae20d9266effcf5afd'
+    'termcolor==1.1.0 --hash=sha256:1d6d69ce66211143803fbc56652b41d73b4a400a2891d7bf7a1cdf4c02de613b'
+    'typing-extensions==3.10.0.2 --hash=sha256:f1d25edafde516b146ecd0613dabcc61409817af4766fbbcfb8d1ad4ec441a34'
+    'urllib3==1.26.9 --hash=sha256:44ece4d53fb1706f667c9bd1c648f5469a2ec925fcf3a776667042d645472c14'
+    'werkzeug==2.1.2 --hash=sha256:72a4b735692dd3135217911cbeaa1be5fa3f62bffb8745c5215420a03dc55255'
+    'wheel==0.37.1 --hash=sha256:4bdcd7d840138086126cd09254dc6195fb4fc6f01c050a1d7236f2630db1d22a'
+    'wrapt==1.12.1 --hash=sha256:b62ffa81fb85f4332a4f609cab4ac40709470da05643a082ec1eb88e6d9b97d7'
+    'zipp==3.8.0 --hash=sha256:c4f6e5bbf48e74f7a38e7cc5b0480ff42b0ae5178957d564d18932525d5cf099'
+    'nvidia-cuda-runtime-cu11==11.8.89 --hash=sha256:f60c9fdaed8065b38de8097867240efc5556a8a710007146daeb9082334a6e63'
+    'nvidia-cublas-cu11==11.11.3.6 --hash=sha256:6ab12b1302bef8ac1ff4414edd1c059e57f4833abef9151683fb8f4de25900be'
+    'nvidia-cufft-cu11==10.9.0.58 --hash=sha256:c4d316f17c745ec9c728e30409612eaf77a8404c3733cdf6c9c1569634d1ca03'
+    'nvidia-curand-cu11==10.3.0.86 --hash=sha256:8fa8365065fc3e3760d7437b08f164a6bcf8f7124f3b544d2463ded01e6bdc70'
+    'nvidia-cusolver-cu11==11.4.1.48 --hash=sha256:7efe43b113495a64e2cf9a0b4365bd53b0a82afb2e2cf91e9f993c9ef5e69ee8'
+    'nvidia-cusparse-cu11==11.7.5.86 --hash=sha256:a0f6ee81cd91be606fc2f55992d06b09cd4e86d74b6ae5e8dd1631cf7f5a8706'
+    'nvidia-cuda-nvrtc-cu11==11.8.89 --hash=sha256:e18a23a8f4064664a6f1c4a64f38c581cbebfb5935280e94a4943ea8ae3791b1'
+    'nvidia-cudnn-cu11==8.9.4.25 --hash=sha256:c39cf14efb0ae7b4bf7396fba19a13d1c7f035e913fec254b163c3edcfb65fc5'
+    'nvidia-cuda-cupti-cu11==11.8.87 --hash=sha256:4332d8550ad5f5b673f98d08e4e4f82030cb604c66d8d5ee919399ea01312e58'
 )
+$PipPin = 'pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f'
+
 $VenvSpaceGb = 6  # the installed packages and pip's cache of their downloads
 $Copies = @(
     [pscustomobject]@{ Source = 'cupti64_2022.3.0.dll'; To = 'cupti64_112.dll'; Dir = 'Lib\site-packages\nvidia\cuda_cupti\bin'; Optional = $true }
@@ -494,10 +497,46 @@ function Assert-VenvNotInUse {
     }
 }
 
+function Get-PipLog {
+    return (Join-Path -Path (Get-TfenvDir) -ChildPath 'pip.log')
+}
+
+function Read-PipLog {
+    $log = Get-PipLog
+    if (Test-Path -LiteralPath $log) {
+        return @(Get-Content -LiteralPath $log -Encoding UTF8)
+    }
+    return @()
+}
+
+function Invoke-Pip {
+    # pip install --no-deps --require-hashes -r FILE on its own console; its log (pip --log, for
+    # Get-HashMismatch) starts afresh for each run.
+    param([Parameter(Mandatory = $true)][string]$Python, [Parameter(Mandatory = $true)][string]$RequirementsFile)
+    Remove-Item -LiteralPath (Get-PipLog) -Force -ErrorAction SilentlyContinue
+    return (Invoke-Console -FilePath $Python -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--require-hashes', '--log', (Get-PipLog), '-r', $RequirementsFile))
+}
+
+function Get-HashMismatch {
+    # One line for pip's refusal of a file whose sha256 is not the lock's, or '' when pip failed otherwise.
+    # pip's log puts a timestamp before every line.
+    param([string[]]$Lines = @())
+    $seen = $false
+    foreach ($line in $Lines) {
+        if ($line -match 'DO NOT MATCH THE HASHES') {
+            $seen = $true
+        } elseif ($seen -and $line -match '^(?:\d{4}-\d\d-\d\dT\S+ )?\s+([A-Za-z0-9._-]+)==(\S+)(?: from ([a-z+]+)://(?:[^@/\s]*@)?([^/\s]+))?') {
+            $from = if ($Matches[4]) { $Matches[4] } else { 'the index' }
+            return "$($Matches[1]) $($Matches[2]) from $from is not the file the lock names (its sha256 differs): a mirror or proxy changed it, and nothing was installed. Use another index (PIP_INDEX_URL) and tell whoever runs this one"
+        }
+    }
+    return ''
+}
+
 function Install-Packages {
     $venvPython = Get-VenvPython
     if ($DryRun) {
-        Write-Step "would install with pip --no-deps (index: PIP_INDEX_URL or pip's configuration):"
+        Write-Step "would install with pip --no-deps --require-hashes (index: PIP_INDEX_URL or pip's configuration):"
         $Requirements | ForEach-Object { Write-Step "    $_" }
         return
     }
@@ -506,7 +545,8 @@ function Install-Packages {
     foreach ($item in $installed.Lines) {
         $have[($item.ToLowerInvariant() -replace '[-_.]+', '-')] = $true
     }
-    $missing = @($Requirements | Where-Object { -not $have.ContainsKey(($_.ToLowerInvariant() -replace '[-_.]+', '-')) })
+    # A requirement line is 'name==version --hash=sha256:...': pip list names the first field.
+    $missing = @($Requirements | Where-Object { -not $have.ContainsKey((($_ -split ' ')[0].ToLowerInvariant() -replace '[-_.]+', '-')) })
     if ($missing.Count -eq 0) {
         Write-Step "ok: all $($Requirements.Count) pinned packages installed (unchanged)"
         return
@@ -516,11 +556,17 @@ function Install-Packages {
     $null = New-Item -ItemType Directory -Force -Path (Get-TfenvDir)
     $null = Write-Utf8File -Path $requirementsFile -Text (($Requirements -join "`n") + "`n")
     Write-Step "installing $($missing.Count) of $($Requirements.Count) pinned packages (pip honours PIP_INDEX_URL and PIP_CERT)"
-    $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', 'pip==23.0.1')
+    $pipFile = Join-Path -Path (Get-TfenvDir) -ChildPath 'pip-requirement.txt'
+    $null = Write-Utf8File -Path $pipFile -Text ($PipPin + "`n")
+    $code = Invoke-Pip -Python $venvPython -RequirementsFile $pipFile
     if ($code -eq 0) {
-        $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '-r', $requirementsFile)
+        $code = Invoke-Pip -Python $venvPython -RequirementsFile $requirementsFile
     }
     if ($code -ne 0) {
+        $mismatch = Get-HashMismatch -Lines (Read-PipLog)
+        if ($mismatch) {
+            Stop-Setup -Code $Exit.VenvFailed -Message $mismatch
+        }
         Stop-Setup -Code $Exit.VenvFailed -Message "pip failed (exit $code; its message is above): behind a proxy or with a mirror, set PIP_INDEX_URL (and PIP_CERT for a private CA bundle); '[WinError 32]' means a program is using the venv: close it, then run this script again"
     }
     $check = Invoke-Native -FilePath $venvPython -Arguments @('-m', 'pip', 'check', '--disable-pip-version-check')

@@ -71,60 +71,63 @@ $HookLine = @'
 import os, sys; (lambda os, ds: [os.environ.__setitem__('PATH', os.pathsep.join([d for d in ds if d not in os.environ.get('PATH', '').split(os.pathsep)] + [os.environ.get('PATH', '')]))] + [os.add_dll_directory(d) for d in ds if hasattr(os, 'add_dll_directory') and os.path.isdir(d)])(os, [os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_runtime', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cublas', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cufft', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'curand', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cusolver', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cusparse', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_nvrtc', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cudnn', 'bin'), os.path.join(sys.prefix, 'Lib', 'site-packages', 'nvidia', 'cuda_cupti', 'bin')])
 '@
 $HookDirs = @('Lib\site-packages\nvidia\cuda_runtime\bin', 'Lib\site-packages\nvidia\cublas\bin', 'Lib\site-packages\nvidia\cufft\bin', 'Lib\site-packages\nvidia\curand\bin', 'Lib\site-packages\nvidia\cusolver\bin', 'Lib\site-packages\nvidia\cusparse\bin', 'Lib\site-packages\nvidia\cuda_nvrtc\bin', 'Lib\site-packages\nvidia\cudnn\bin', 'Lib\site-packages\nvidia\cuda_cupti\bin')
+# Each pin with the sha256 of every file it may be: pip installs them with --require-hashes.
 $Requirements = @(
-    'absl-py==1.2.0'
-    'astunparse==1.6.3'
-    'cachetools==5.2.0'
-    'certifi==2022.9.24'
-    'charset-normalizer==2.1.1'
-    'flatbuffers==2.0.7'
-    'gast==0.4.0'
-    'google-auth==2.12.0'
-    'google-auth-oauthlib==0.4.6'
-    'google-pasta==0.2.0'
-    'grpcio==1.49.1'
-    'h5py==3.7.0'
-    'idna==3.4'
-    'importlib-metadata==4.13.0'
-    'keras==2.7.0'
-    'keras-preprocessing==1.1.2'
-    'libclang==14.0.6'
-    'markdown==3.4.1'
-    'markupsafe==2.1.1'
-    'numpy==1.21.6'
-    'oauthlib==3.2.1'
-    'opt-einsum==3.3.0'
-    'protobuf==3.19.6'
-    'pyasn1==0.4.8'
-    'pyasn1-modules==0.2.8'
-    'requests==2.28.1'
-    'requests-oauthlib==1.3.1'
-    'rsa==4.9'
-    'setuptools==65.4.1'
-    'six==1.16.0'
-    'tensorboard==2.10.1'
-    'tensorboard-data-server==0.6.1'
-    'tensorboard-plugin-wit==1.8.1'
-    'tensorflow==2.7.4'
-    'tensorflow-estimator==2.7.0'
-    'tensorflow-io-gcs-filesystem==0.27.0'
-    'termcolor==2.0.1'
-    'typing-extensions==4.3.0'
-    'urllib3==1.26.12'
-    'werkzeug==2.2.2'
-    'wheel==0.37.1'
-    'wrapt==1.14.1'
-    'zipp==3.8.1'
-    'nvidia-cuda-runtime-cu11==11.8.89'
-    'nvidia-cublas-cu11==11.11.3.6'
-    'nvidia-cufft-cu11==10.9.0.58'
-    'nvidia-curand-cu11==10.3.0.86'
-    'nvidia-cusolver-cu11==11.4.1.48'
-    'nvidia-cusparse-cu11==11.7.5.86'
-    'nvidia-cuda-nvrtc-cu11==11.8.89'
-    'nvidia-cudnn-cu11==8.9.4.25'
-    'nvidia-cuda-cupti-cu11==11.8.87'
+    'absl-py==1.2.0 --hash=sha256:5d15f85b8cc859c6245bc9886ba664460ed96a6fee895416caa37d669ee74a9a'
+    'astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8'
+    'cachetools==5.2.0 --hash=sha256:f9f17d2aec496a9aa6b76f53e3b614c965223c061982d434d160f930c698a9db'
+    'certifi==2022.9.24 --hash=sha256:90c1a32f1d68f940488354e36370f6cca89f0f106db09518524c88d6ed83f382'
+    'charset-normalizer==2.1.1 --hash=sha256:83e9a75d1911279afd89352c68b45348559d1fc0506b054b346651b5e7fee29f'
+    'flatbuffers==2.0.7 --hash=sha256:71e135d533be527192819aaab757c5e3d109cb10fbb01e687f6bdb7a61ad39d1'
+    'gast==0.4.0 --hash=sha256:b7adcdd5adbebf1adf17378da5ba3f543684dbec47b1cda1f3997e573cd542c4'
+    'google-auth==2.12.0 --hash=sha256:98f601773978c969e1769f97265e732a81a8e598da3263895023958d456ee625'
+    'google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73'
+    'google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed'
+    'grpcio==1.49.1 --hash=sha256:274ffbb39717918c514b35176510ae9be06e1d93121e84d50b350861dcb9a705'
+    'h5py==3.7.0 --hash=sha256:9e2ad2aa000f5b1e73b5dfe22f358ca46bf1a2b6ca394d9659874d7fc251731a'
+    'idna==3.4 --hash=sha256:90b77e79eaa3eba6de819a0c442c0b4ceefc341a7a2ab77d7562bf49f425c5c2'
+    'importlib-metadata==4.13.0 --hash=sha256:8a8a81bcf996e74fee46f0d16bd3eaa382a7eb20fd82445c3ad11f4090334116'
+    'keras==2.7.0 --hash=sha256:0c33ae1f728064ca0d35dfba999e9c316f03623bf5688c82fb83cc74a80ea248'
+    'keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b'
+    'libclang==14.0.6 --hash=sha256:ea03c12675151837660cdd5dce65bd89320896ac3421efef43a36678f113ce95'
+    'markdown==3.4.1 --hash=sha256:08fb8465cffd03d10b9dd34a5c3fea908e20391a2a90b88d66362cb05beed186'
+    'markupsafe==2.1.1 --hash=sha256:46d00d6cfecdde84d40e572d63735ef81423ad31184100411e6e3388d405e247'
+    'numpy==1.21.6 --hash=sha256:e31f0bb5928b793169b87e3d1e070f2342b22d5245c755e2b81caa29756246c3'
+    'oauthlib==3.2.1 --hash=sha256:88e912ca1ad915e1dcc1c06fc9259d19de8deacd6fd17cc2df266decc2e49066'
+    'opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147'
+    'protobuf==3.19.6 --hash=sha256:14082457dc02be946f60b15aad35e9f5c69e738f80ebbc0900a19bc83734a5a4 --hash=sha256:bbf5cea5048272e1c60d235c7bd12ce1b14b8a16e76917f371c718bd3005f045'
+    'pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d'
+    'pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74'
+    'requests==2.28.1 --hash=sha256:8fefa2a1a1365bf5520aac41836fbee479da67864514bdb821f31ce07ce65349'
+    'requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5'
+    'rsa==4.9 --hash=sha256:90260d9058e514786967344d0ef75fa8727eed8a7d2e43ce9f4bcf1b536174f7'
+    'setuptools==65.4.1 --hash=sha256:1b6bdc6161661409c5f21508763dc63ab20a9ac2f8ba20029aaaa7fdb9118012'
+    'six==1.16.0 --hash=sha256:8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254'
+    'tensorboard==2.10.1 --hash=sha256:fb9222c1750e2fa35ef170d998a1e229f626eeced3004494a8849c88c15d8c1c'
+    'tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7'
+    'tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe'
+    'tensorflow==2.7.4 --hash=sha256:590b6e868517fc37802c6e2d847713102d2556b431bd6ce69826295ebcbddb03'
+    'tensorflow-estimator==2.7.0 --hash=sha256:325b5a224864379242b7b76c6987ca544239be82579d33e68ec7c2bda57abc9d'
+    'tensorflow-io-gcs-filesystem==0.27.0 --hash=sha256:152f4c20e5341d486df35f7ce9751a441ed89b43c1036491cd2b30a742fbe20a'
+    'termcolor==2.0.1 --hash=sha256:7e597f9de8e001a3208c4132938597413b9da45382b6f1d150cff8d062b7aaa3'
+    'typing-extensions==4.3.0 --hash=sha256:25642c956049920a5aa49edcdd6ab1e06d7e5d467fc00e0506c44ac86fbfca02'
+    'urllib3==1.26.12 --hash=sha256:b930dd878d5a8afb066a637fbb35144fe7901e3b209d1cd4f524bd0e9deee997'
+    'werkzeug==2.2.2 --hash=sha256:f979ab81f58d7318e064e99c4506445d60135ac5cd2e177a2de0089bfd4c9bd5'
+    'wheel==0.37.1 --hash=sha256:4bdcd7d840138086126cd09254dc6195fb4fc6f01c050a1d7236f2630db1d22a'
+    'wrapt==1.14.1 --hash=sha256:dee60e1de1898bde3b238f18340eec6148986da0455d8ba7848d50470a7a32fb'
+    'zipp==3.8.1 --hash=sha256:47c40d7fe183a6f21403a199b3e4192cca5774656965b0a4988ad2f8feb5f009'
+    'nvidia-cuda-runtime-cu11==11.8.89 --hash=sha256:f60c9fdaed8065b38de8097867240efc5556a8a710007146daeb9082334a6e63'
+    'nvidia-cublas-cu11==11.11.3.6 --hash=sha256:6ab12b1302bef8ac1ff4414edd1c059e57f4833abef9151683fb8f4de25900be'
+    'nvidia-cufft-cu11==10.9.0.58 --hash=sha256:c4d316f17c745ec9c728e30409612eaf77a8404c3733cdf6c9c1569634d1ca03'
+    'nvidia-curand-cu11==10.3.0.86 --hash=sha256:8fa8365065fc3e3760d7437b08f164a6bcf8f7124f3b544d2463ded01e6bdc70'
+    'nvidia-cusolver-cu11==11.4.1.48 --hash=sha256:7efe43b113495a64e2cf9a0b4365bd53b0a82afb2e2cf91e9f993c9ef5e69ee8'
+    'nvidia-cusparse-cu11==11.7.5.86 --hash=sha256:a0f6ee81cd91be606fc2f55992d06b09cd4e86d74b6ae5e8dd1631cf7f5a8706'
+    'nvidia-cuda-nvrtc-cu11==11.8.89 --hash=sha256:e18a23a8f4064664a6f1c4a64f38c581cbebfb5935280e94a4943ea8ae3791b1'
+    'nvidia-cudnn-cu11==8.9.4.25 --hash=sha256:c39cf14efb0ae7b4bf7396fba19a13d1c7f035e913fec254b163c3edcfb65fc5'
+    'nvidia-cuda-cupti-cu11==11.8.87 --hash=sha256:4332d8550ad5f5b673f98d08e4e4f82030cb604c66d8d5ee919399ea01312e58'
 )
+$PipPin = 'pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f'
+
 $VenvSpaceGb = 6  # the installed packages and pip's cache of their downloads
 $Copies = @(
     [pscustomobject]@{ Source = 'cupti64_2022.3.0.dll'; To = 'cupti64_112.dll'; Dir = 'Lib\site-packages\nvidia\cuda_cupti\bin'; Optional = $true }
@@ -496,10 +499,46 @@ function Assert-VenvNotInUse {
     }
 }
 
+function Get-PipLog {
+    return (Join-Path -Path (Get-TfenvDir) -ChildPath 'pip.log')
+}
+
+function Read-PipLog {
+    $log = Get-PipLog
+    if (Test-Path -LiteralPath $log) {
+        return @(Get-Content -LiteralPath $log -Encoding UTF8)
+    }
+    return @()
+}
+
+function Invoke-Pip {
+    # pip install --no-deps --require-hashes -r FILE on its own console; its log (pip --log, for
+    # Get-HashMismatch) starts afresh for each run.
+    param([Parameter(Mandatory = $true)][string]$Python, [Parameter(Mandatory = $true)][string]$RequirementsFile)
+    Remove-Item -LiteralPath (Get-PipLog) -Force -ErrorAction SilentlyContinue
+    return (Invoke-Console -FilePath $Python -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--require-hashes', '--log', (Get-PipLog), '-r', $RequirementsFile))
+}
+
+function Get-HashMismatch {
+    # One line for pip's refusal of a file whose sha256 is not the lock's, or '' when pip failed otherwise.
+    # pip's log puts a timestamp before every line.
+    param([string[]]$Lines = @())
+    $seen = $false
+    foreach ($line in $Lines) {
+        if ($line -match 'DO NOT MATCH THE HASHES') {
+            $seen = $true
+        } elseif ($seen -and $line -match '^(?:\d{4}-\d\d-\d\dT\S+ )?\s+([A-Za-z0-9._-]+)==(\S+)(?: from ([a-z+]+)://(?:[^@/\s]*@)?([^/\s]+))?') {
+            $from = if ($Matches[4]) { $Matches[4] } else { 'the index' }
+            return "$($Matches[1]) $($Matches[2]) from $from is not the file the lock names (its sha256 differs): a mirror or proxy changed it, and nothing was installed. Use another index (PIP_INDEX_URL) and tell whoever runs this one"
+        }
+    }
+    return ''
+}
+
 function Install-Packages {
     $venvPython = Get-VenvPython
     if ($DryRun) {
-        Write-Step "would install with pip --no-deps (index: PIP_INDEX_URL or pip's configuration):"
+        Write-Step "would install with pip --no-deps --require-hashes (index: PIP_INDEX_URL or pip's configuration):"
         $Requirements | ForEach-Object { Write-Step "    $_" }
         return
     }
@@ -508,7 +547,8 @@ function Install-Packages {
     foreach ($item in $installed.Lines) {
         $have[($item.ToLowerInvariant() -replace '[-_.]+', '-')] = $true
     }
-    $missing = @($Requirements | Where-Object { -not $have.ContainsKey(($_.ToLowerInvariant() -replace '[-_.]+', '-')) })
+    # A requirement line is 'name==version --hash=sha256:...': pip list names the first field.
+    $missing = @($Requirements | Where-Object { -not $have.ContainsKey((($_ -split ' ')[0].ToLowerInvariant() -replace '[-_.]+', '-')) })
     if ($missing.Count -eq 0) {
         Write-Step "ok: all $($Requirements.Count) pinned packages installed (unchanged)"
         return
@@ -518,11 +558,17 @@ function Install-Packages {
     $null = New-Item -ItemType Directory -Force -Path (Get-TfenvDir)
     $null = Write-Utf8File -Path $requirementsFile -Text (($Requirements -join "`n") + "`n")
     Write-Step "installing $($missing.Count) of $($Requirements.Count) pinned packages (pip honours PIP_INDEX_URL and PIP_CERT)"
-    $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', 'pip==23.0.1')
+    $pipFile = Join-Path -Path (Get-TfenvDir) -ChildPath 'pip-requirement.txt'
+    $null = Write-Utf8File -Path $pipFile -Text ($PipPin + "`n")
+    $code = Invoke-Pip -Python $venvPython -RequirementsFile $pipFile
     if ($code -eq 0) {
-        $code = Invoke-Console -FilePath $venvPython -Arguments @('-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '-r', $requirementsFile)
+        $code = Invoke-Pip -Python $venvPython -RequirementsFile $requirementsFile
     }
     if ($code -ne 0) {
+        $mismatch = Get-HashMismatch -Lines (Read-PipLog)
+        if ($mismatch) {
+            Stop-Setup -Code $Exit.VenvFailed -Message $mismatch
+        }
         Stop-Setup -Code $Exit.VenvFailed -Message "pip failed (exit $code; its message is above): behind a proxy or with a mirror, set PIP_INDEX_URL (and PIP_CERT for a private CA bundle); '[WinError 32]' means a program is using the venv: close it, then run this script again"
     }
     $check = Invoke-Native -FilePath $venvPython -Arguments @('-m', 'pip', 'check', '--disable-pip-version-check')

@@ -110,48 +110,49 @@ os_release() {
   (. /etc/os-release 2>/dev/null && printf '%s:%s' "${ID:-?}" "${VERSION_ID:-?}") || printf '?:?'
 }
 
-# --- the full pin set per Python (locks/tf23-pyX.Y.txt) --------------------
+# --- the full pin set per Python (locks/tf23-pyX.Y.txt), each pin with the
+# sha256 of every file it may be: pip installs them with --require-hashes, so a mirror cannot change them --
 
 requirements() {
-  printf 'pip==%s\n' "$PIP_VERSION"
   case "$PY" in
     3.8)
       cat <<'EOF'
-absl-py==0.14.1
-astunparse==1.6.3
-cachetools==4.2.4
-certifi==2021.5.30
-charset-normalizer==2.0.6
-gast==0.3.3
-google-auth==1.35.0
-google-auth-oauthlib==0.4.6
-google-pasta==0.2.0
-grpcio==1.41.0
-h5py==2.10.0
-idna==3.2
-keras-preprocessing==1.1.2
-markdown==3.3.4
-numpy==1.18.5
-oauthlib==3.1.1
-opt-einsum==3.3.0
-protobuf==3.17.3
-pyasn1==0.4.8
-pyasn1-modules==0.2.8
-requests==2.26.0
-requests-oauthlib==1.3.0
-rsa==4.7.2
-setuptools==58.1.0
-six==1.16.0
-tensorboard==2.6.0
-tensorboard-data-server==0.6.1
-tensorboard-plugin-wit==1.8.0
-tensorflow==2.3.4
-tensorflow-estimator==2.3.0
-termcolor==1.1.0
-urllib3==1.26.7
-werkzeug==2.0.1
-wheel==0.37.0
-wrapt==1.12.1
+pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f
+absl-py==0.14.1 --hash=sha256:565a2c1be855e466e697e1be6b9876c2435dda926954d1de4abf0d592561ece8
+astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8
+cachetools==4.2.4 --hash=sha256:92971d3cb7d2a97efff7c7bb1657f21a8f5fb309a37530537c71b1774189f2d1
+certifi==2021.5.30 --hash=sha256:50b1e4f8446b06f41be7dd6338db18e0990601dce795c2b1686458aa7e8fa7d8
+charset-normalizer==2.0.6 --hash=sha256:5d209c0a931f215cee683b6445e2d77677e7e75e159f78def0db09d68fafcaa6
+gast==0.3.3 --hash=sha256:8f46f5be57ae6889a4e16e2ca113b1703ef17f2b0abceb83793eaba9e1351a45
+google-auth==1.35.0 --hash=sha256:997516b42ecb5b63e8d80f5632c1a61dddf41d2a4c2748057837e06e00014258
+google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73
+google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed
+grpcio==1.41.0 --hash=sha256:c1e0a4c86d4cbd93059d5eeceed6e1c2e3e1494e1bf40be9b8ab14302c576162 --hash=sha256:c8c5bc498f6506b6041c30afb7a55c57a9fd535d1a0ac7cdba9b5fd791a85633
+h5py==2.10.0 --hash=sha256:d35f7a3a6cefec82bfdad2785e78359a0e6a5fbb3f605dd5623ce88082ccd681
+idna==3.2 --hash=sha256:14475042e284991034cb48e06f6851428fb14c4dc953acd9be9a5e95c7b6dd7a
+keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b
+markdown==3.3.4 --hash=sha256:96c3ba1261de2f7547b46a00ea8463832c921d3f9d6aba3f255a6f71386db20c
+numpy==1.18.5 --hash=sha256:4674f7d27a6c1c52a4d1aa5f0881f1eff840d2206989bae6acb1c7668c02ebfb
+oauthlib==3.1.1 --hash=sha256:42bf6354c2ed8c6acb54d971fce6f88193d97297e18602a3a886603f9d7730cc
+opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147
+protobuf==3.17.3 --hash=sha256:2bfb815216a9cd9faec52b16fd2bfa68437a44b67c56bee59bc3926522ecb04e --hash=sha256:6902a1e4b7a319ec611a7345ff81b6b004b36b0d2196ce7a748b3493da3d226d
+pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d
+pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74
+requests==2.26.0 --hash=sha256:6c1246513ecd5ecd4528a0906f910e8f0f9c6b8ec72030dc9fd154dc1a6efd24
+requests-oauthlib==1.3.0 --hash=sha256:7f71572defaecd16372f9006f33c2ec8c077c3cfa6f5911a9a90202beb513f3d
+rsa==4.7.2 --hash=sha256:78f9a9bf4e7be0c5ded4583326e7461e3a3c5aae24073648b4bdfa797d78c9d2
+setuptools==58.1.0 --hash=sha256:7324fd4b66efa05cdfc9c89174573a4410acc7848f318cc0565c7fb659dfdc81
+six==1.16.0 --hash=sha256:8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254
+tensorboard==2.6.0 --hash=sha256:f7dac4cdfb52d14c9e3f74585ce2aaf8e6203620a864e51faf84988b09f7bbdb
+tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7 --hash=sha256:d8237580755e58eff68d1f3abefb5b1e39ae5c8b127cc40920f9c4fb33f4b98a
+tensorboard-plugin-wit==1.8.0 --hash=sha256:2a80d1c551d741e99b2f197bb915d8a133e24adb8da1732b840041860f91183a
+tensorflow==2.3.4 --hash=sha256:348090e6a86eee4b75eef5f72786da440c5fbf7b31bbd189758436025c0a23a9
+tensorflow-estimator==2.3.0 --hash=sha256:b75e034300ccb169403cf2695adf3368da68863aeb0c14c3760064c713d5c486
+termcolor==1.1.0 --hash=sha256:1d6d69ce66211143803fbc56652b41d73b4a400a2891d7bf7a1cdf4c02de613b
+urllib3==1.26.7 --hash=sha256:c4fdf4019605b6e5423637e01bc9fe4daef873709a7973e195ceba0a62bbc844
+werkzeug==2.0.1 --hash=sha256:6c1ec500dcdba0baa27600f6a22f6333d8b662d22027ff9f6202e3367413caa8
+wheel==0.37.0 --hash=sha256:21014b2bd93c6d0034b6ba5d35e4eb284340e09d63c59aef6fc14b0f346146fd
+wrapt==1.12.1 --hash=sha256:b62ffa81fb85f4332a4f609cab4ac40709470da05643a082ec1eb88e6d9b97d7
 EOF
       ;;
     *) die "no pin set for Python $PY: $TFENV_ENV was tested with Python 3.8" ;;
@@ -205,8 +206,30 @@ activation_block() {
     "$MARK_END"
 }
 
-normalize_pins() {  # name==version with pip's name normalization, sorted
-  awk -F'==' 'NF == 2 { n = tolower($1); gsub(/[-_.]+/, "-", n); print n "==" $2 }' | LC_ALL=C sort -u
+normalize_pins() {  # name==version with pip's name normalization, sorted (a pin's --hash options dropped)
+  awk '{ split($1, p, "=="); if (p[2] == "") next; n = tolower(p[1]); gsub(/[-_.]+/, "-", n); print n "==" p[2] }' \
+    | LC_ALL=C sort -u
+}
+
+hash_mismatch() {  # hash_mismatch LOG: one line for pip's refusal of a file that is not the locked one
+  awk '/DO NOT MATCH THE HASHES/ { found = 1; next }
+    found && $1 ~ /==/ {
+      split($1, p, "=="); url = ($2 == "from") ? $3 : ""; sub(/#.*/, "", url)
+      host = url; sub(/^[a-z+]+:\/\//, "", host); sub(/\/.*/, "", host); sub(/^.*@/, "", host)
+      printf "%s %s from %s is not the file the lock names (its sha256 differs): a mirror or proxy changed it, and nothing was installed. Use another index (PIP_INDEX_URL) and tell whoever runs this one\n", p[1], p[2], (host != "" ? host : "the index")
+      exit
+    }' "$1"
+}
+
+pip_install() {  # pip_install REQUIREMENTS: the hashed pins, or die with one line (cleanup removes a venv this run made)
+  local log mismatch
+  log=$(mktemp); TMP_FILES+=("$log")
+  if "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps --require-hashes -r "$1" 2>&1 | tee "$log"; then
+    return 0
+  fi
+  mismatch=$(hash_mismatch "$log")
+  [ -z "$mismatch" ] || die "$mismatch"
+  die "pip could not install the pinned packages: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
 }
 
 missing_pins() {
@@ -404,15 +427,14 @@ install_packages() {
     return 0
   fi
   say "installing $(printf '%s\n' "$missing" | wc -l) pinned package(s) into $VENV"
-  if printf '%s\n' "$missing" | grep -q '^pip=='; then
-    "$VENV/bin/python" -m pip install --disable-pip-version-check "pip==$PIP_VERSION" \
-      || die "cannot install pip $PIP_VERSION: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
-  fi
   reqs=$(mktemp); TMP_FILES+=("$reqs")
+  if printf '%s\n' "$missing" | grep -q '^pip=='; then
+    requirements | grep '^pip==' > "$reqs"
+    pip_install "$reqs"  # pip $PIP_VERSION first: the venv's own pip may be too old for the wheels
+  fi
   requirements > "$reqs"
   # --no-deps: the pin set is complete (it was resolved and tested as a whole); pip must not pick today's numpy.
-  "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps -r "$reqs" \
-    || die "pip could not install the pinned packages: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
+  pip_install "$reqs"
   "$VENV/bin/python" -m pip check >/dev/null \
     || warn "pip check reports inconsistencies ('$VENV/bin/python -m pip check' shows them)"
   changed "installed the pinned packages"
@@ -552,8 +574,8 @@ dry_run() {
   echo "would run, if a package is missing: as root: apt-get install -y --no-install-recommends ${APT_PACKAGES[*]}"
   echo "would run, if a package is missing: as root: apt-mark hold ${APT_PACKAGES[*]%%=*}"
   echo "would run, if $VENV is missing: python$PY -m venv $VENV"
-  echo "would run, if a pin is missing: $VENV/bin/python -m pip install pip==$PIP_VERSION"
-  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps -r REQUIREMENTS, where REQUIREMENTS is:"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps --require-hashes pip==$PIP_VERSION (with its hash)"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps --require-hashes -r REQUIREMENTS, where REQUIREMENTS is:"
   requirements | sed 's/^/    /'
   for spec in ${LINKS[@]+"${LINKS[@]}"}; do
     echo "would link: $VENV/lib/tfenv/${spec%%:*} -> ${spec#*:} (from the CUDA library folders)"

@@ -110,52 +110,53 @@ os_release() {
   (. /etc/os-release 2>/dev/null && printf '%s:%s' "${ID:-?}" "${VERSION_ID:-?}") || printf '?:?'
 }
 
-# --- the full pin set per Python (locks/tf24-pyX.Y.txt) --------------------
+# --- the full pin set per Python (locks/tf24-pyX.Y.txt), each pin with the
+# sha256 of every file it may be: pip installs them with --require-hashes, so a mirror cannot change them --
 
 requirements() {
-  printf 'pip==%s\n' "$PIP_VERSION"
   case "$PY" in
     3.8)
       cat <<'EOF'
-absl-py==0.15.0
-astunparse==1.6.3
-cachetools==5.0.0
-certifi==2021.10.8
-charset-normalizer==2.0.11
-flatbuffers==1.12
-gast==0.3.3
-google-auth==2.6.0
-google-auth-oauthlib==0.4.6
-google-pasta==0.2.0
-grpcio==1.32.0
-h5py==2.10.0
-idna==3.3
-importlib-metadata==4.10.1
-keras-preprocessing==1.1.2
-markdown==3.3.6
-numpy==1.19.5
-oauthlib==3.2.0
-opt-einsum==3.3.0
-protobuf==3.19.4
-pyasn1==0.4.8
-pyasn1-modules==0.2.8
-requests==2.27.1
-requests-oauthlib==1.3.1
-rsa==4.8
-setuptools==60.6.0
-six==1.15.0
-tensorboard==2.8.0
-tensorboard-data-server==0.6.1
-tensorboard-plugin-wit==1.8.1
-tensorflow==2.4.4
-tensorflow-estimator==2.4.0
-termcolor==1.1.0
-typing-extensions==3.7.4.3
-urllib3==1.26.8
-werkzeug==2.0.2
-wheel==0.37.1
-wrapt==1.12.1
-zipp==3.7.0
+pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f
+absl-py==0.15.0 --hash=sha256:ea907384af023a7e681368bedb896159ab100c7db593efbbd5cde22af11270cd
+astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8
+cachetools==5.0.0 --hash=sha256:8fecd4203a38af17928be7b90689d8083603073622229ca7077b72d8e5a976e4
+certifi==2021.10.8 --hash=sha256:d62a0163eb4c2344ac042ab2bdf75399a71a2d8c7d47eac2e2ee91b9d6339569
+charset-normalizer==2.0.11 --hash=sha256:2842d8f5e82a1f6aa437380934d5e1cd4fcf2003b06fed6940769c164a480a45
+flatbuffers==1.12 --hash=sha256:9e9ef47fa92625c4721036e7c4124182668dc6021d9e7c73704edd395648deb9
+gast==0.3.3 --hash=sha256:8f46f5be57ae6889a4e16e2ca113b1703ef17f2b0abceb83793eaba9e1351a45
+google-auth==2.6.0 --hash=sha256:218ca03d7744ca0c8b6697b6083334be7df49b7bf76a69d555962fd1a7657b5f
+google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73
+google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed
+grpcio==1.32.0 --hash=sha256:1ce6f5ff4f4a548c502d5237a071fa617115df58ea4b7bd41dac77c1ab126e9c --hash=sha256:f53f2dfc8ff9a58a993e414a016c8b21af333955ae83960454ad91798d467c7b
+h5py==2.10.0 --hash=sha256:d35f7a3a6cefec82bfdad2785e78359a0e6a5fbb3f605dd5623ce88082ccd681
+idna==3.3 --hash=sha256:84d9dd047ffa80596e0f246e2eab0b391788b0503584e8945f2368256d2735ff
+importlib-metadata==4.10.1 --hash=sha256:899e2a40a8c4a1aec681feef45733de8a6c58f3f6a0dbed2eb6574b4387a77b6
+keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b
+markdown==3.3.6 --hash=sha256:9923332318f843411e9932237530df53162e29dc7a4e2b91e35764583c46c9a3
+numpy==1.19.5 --hash=sha256:012426a41bc9ab63bb158635aecccc7610e3eff5d31d1eb43bc099debc979d94 --hash=sha256:a9d17f2be3b427fbb2bce61e596cf555d6f8a56c222bd2ca148baeeb5e5c783c
+oauthlib==3.2.0 --hash=sha256:6db33440354787f9b7f3a6dbd4febf5d0f93758354060e802f6c06cb493022fe
+opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147
+protobuf==3.19.4 --hash=sha256:8961c3a78ebfcd000920c9060a262f082f29838682b1f7201889300c1fbe0616 --hash=sha256:bd95d1dfb9c4f4563e6093a9aa19d9c186bf98fa54da5252531cc0d3a07977e7
+pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d
+pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74
+requests==2.27.1 --hash=sha256:f22fa1e554c9ddfd16e6e41ac79759e17be9e492b3587efa038054674760e72d
+requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5
+rsa==4.8 --hash=sha256:95c5d300c4e879ee69708c428ba566c59478fd653cc3a22243eeb8ed846950bb
+setuptools==60.6.0 --hash=sha256:c99207037c38984eae838c2fd986f39a9ddf4fabfe0fddd957e622d1d1dcdd05
+six==1.15.0 --hash=sha256:8b74bedcbbbaca38ff6d7491d76f2b06b3592611af620f8426e82dddb04a5ced
+tensorboard==2.8.0 --hash=sha256:65a338e4424e9079f2604923bdbe301792adce2ace1be68da6b3ddf005170def
+tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7 --hash=sha256:d8237580755e58eff68d1f3abefb5b1e39ae5c8b127cc40920f9c4fb33f4b98a
+tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe
+tensorflow==2.4.4 --hash=sha256:d130f829e6245fd825262d191d222e31f29d19cf9f7824401bee5e40350bef86
+tensorflow-estimator==2.4.0 --hash=sha256:5b7b7bf2debe19a8794adacc43e8ba6459daa4efaf54d3302623994a359b17f0
+termcolor==1.1.0 --hash=sha256:1d6d69ce66211143803fbc56652b41d73b4a400a2891d7bf7a1cdf4c02de613b
+typing-extensions==3.7.4.3 --hash=sha256:7cb407020f00f7bfc3cb3e7881628838e69d8f3fcab2f64742a5e76b2f841918
+urllib3==1.26.8 --hash=sha256:000ca7f471a233c2251c6c7023ee85305721bfdf18621ebff4fd17a8653427ed
+werkzeug==2.0.2 --hash=sha256:63d3dc1cf60e7b7e35e97fa9861f7397283b75d765afcaefd993d6046899de8f
+wheel==0.37.1 --hash=sha256:4bdcd7d840138086126cd09254dc6195fb4fc6f01c050a1d7236f2630db1d22a
+wrapt==1.12.1 --hash=sha256:b62ffa81fb85f4332a4f609cab4ac40709470da05643a082ec1eb88e6d9b97d7
+zipp==3.7.0 --hash=sha256:b47250dd24f92b7dd6a0a8fc5244da14608f3ca90a5efcd37a3b1642fac9a375
 EOF
       ;;
     *) die "no pin set for Python $PY: $TFENV_ENV was tested with Python 3.8" ;;
@@ -209,8 +210,30 @@ activation_block() {
     "$MARK_END"
 }
 
-normalize_pins() {  # name==version with pip's name normalization, sorted
-  awk -F'==' 'NF == 2 { n = tolower($1); gsub(/[-_.]+/, "-", n); print n "==" $2 }' | LC_ALL=C sort -u
+normalize_pins() {  # name==version with pip's name normalization, sorted (a pin's --hash options dropped)
+  awk '{ split($1, p, "=="); if (p[2] == "") next; n = tolower(p[1]); gsub(/[-_.]+/, "-", n); print n "==" p[2] }' \
+    | LC_ALL=C sort -u
+}
+
+hash_mismatch() {  # hash_mismatch LOG: one line for pip's refusal of a file that is not the locked one
+  awk '/DO NOT MATCH THE HASHES/ { found = 1; next }
+    found && $1 ~ /==/ {
+      split($1, p, "=="); url = ($2 == "from") ? $3 : ""; sub(/#.*/, "", url)
+      host = url; sub(/^[a-z+]+:\/\//, "", host); sub(/\/.*/, "", host); sub(/^.*@/, "", host)
+      printf "%s %s from %s is not the file the lock names (its sha256 differs): a mirror or proxy changed it, and nothing was installed. Use another index (PIP_INDEX_URL) and tell whoever runs this one\n", p[1], p[2], (host != "" ? host : "the index")
+      exit
+    }' "$1"
+}
+
+pip_install() {  # pip_install REQUIREMENTS: the hashed pins, or die with one line (cleanup removes a venv this run made)
+  local log mismatch
+  log=$(mktemp); TMP_FILES+=("$log")
+  if "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps --require-hashes -r "$1" 2>&1 | tee "$log"; then
+    return 0
+  fi
+  mismatch=$(hash_mismatch "$log")
+  [ -z "$mismatch" ] || die "$mismatch"
+  die "pip could not install the pinned packages: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
 }
 
 missing_pins() {
@@ -400,15 +423,14 @@ install_packages() {
     return 0
   fi
   say "installing $(printf '%s\n' "$missing" | wc -l) pinned package(s) into $VENV"
-  if printf '%s\n' "$missing" | grep -q '^pip=='; then
-    "$VENV/bin/python" -m pip install --disable-pip-version-check "pip==$PIP_VERSION" \
-      || die "cannot install pip $PIP_VERSION: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
-  fi
   reqs=$(mktemp); TMP_FILES+=("$reqs")
+  if printf '%s\n' "$missing" | grep -q '^pip=='; then
+    requirements | grep '^pip==' > "$reqs"
+    pip_install "$reqs"  # pip $PIP_VERSION first: the venv's own pip may be too old for the wheels
+  fi
   requirements > "$reqs"
   # --no-deps: the pin set is complete (it was resolved and tested as a whole); pip must not pick today's numpy.
-  "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps -r "$reqs" \
-    || die "pip could not install the pinned packages: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
+  pip_install "$reqs"
   "$VENV/bin/python" -m pip check >/dev/null \
     || warn "pip check reports inconsistencies ('$VENV/bin/python -m pip check' shows them)"
   changed "installed the pinned packages"
@@ -547,8 +569,8 @@ dry_run() {
   echo "would run, if a package is missing: as root: apt-get install -y --no-install-recommends ${APT_PACKAGES[*]}"
   echo "would run, if a package is missing: as root: apt-mark hold ${APT_PACKAGES[*]%%=*}"
   echo "would run, if $VENV is missing: python$PY -m venv $VENV"
-  echo "would run, if a pin is missing: $VENV/bin/python -m pip install pip==$PIP_VERSION"
-  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps -r REQUIREMENTS, where REQUIREMENTS is:"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps --require-hashes pip==$PIP_VERSION (with its hash)"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps --require-hashes -r REQUIREMENTS, where REQUIREMENTS is:"
   requirements | sed 's/^/    /'
   for spec in ${LINKS[@]+"${LINKS[@]}"}; do
     echo "would link: $VENV/lib/tfenv/${spec%%:*} -> ${spec#*:} (from the CUDA library folders)"

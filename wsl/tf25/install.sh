@@ -110,113 +110,115 @@ os_release() {
   (. /etc/os-release 2>/dev/null && printf '%s:%s' "${ID:-?}" "${VERSION_ID:-?}") || printf '?:?'
 }
 
-# --- the full pin set per Python (locks/tf25-pyX.Y.txt, plus the CUDA wheels) --------------------
+# --- the full pin set per Python (locks/tf25-pyX.Y.txt, plus the CUDA wheels), each pin with the
+# sha256 of every file it may be: pip installs them with --require-hashes, so a mirror cannot change them --
 
 requirements() {
-  printf 'pip==%s\n' "$PIP_VERSION"
   case "$PY" in
     3.8)
       cat <<'EOF'
-absl-py==0.15.0
-astunparse==1.6.3
-cachetools==5.0.0
-certifi==2021.10.8
-charset-normalizer==2.0.12
-flatbuffers==1.12
-gast==0.4.0
-google-auth==2.6.0
-google-auth-oauthlib==0.4.6
-google-pasta==0.2.0
-grpcio==1.34.1
-h5py==3.1.0
-idna==3.3
-importlib-metadata==4.11.2
-keras-nightly==2.5.0.dev2021032900
-keras-preprocessing==1.1.2
-markdown==3.3.6
-numpy==1.19.5
-oauthlib==3.2.0
-opt-einsum==3.3.0
-protobuf==3.19.4
-pyasn1==0.4.8
-pyasn1-modules==0.2.8
-requests==2.27.1
-requests-oauthlib==1.3.1
-rsa==4.8
-setuptools==60.9.3
-six==1.15.0
-tensorboard==2.8.0
-tensorboard-data-server==0.6.1
-tensorboard-plugin-wit==1.8.1
-tensorflow==2.5.3
-tensorflow-estimator==2.5.0
-termcolor==1.1.0
-typing-extensions==3.7.4.3
-urllib3==1.26.8
-werkzeug==2.0.3
-wheel==0.37.1
-wrapt==1.12.1
-zipp==3.7.0
-nvidia-cuda-runtime-cu11==11.8.89
-nvidia-cublas-cu11==11.11.3.6
-nvidia-cufft-cu11==10.9.0.58
-nvidia-curand-cu11==10.3.0.86
-nvidia-cusolver-cu11==11.4.1.48
-nvidia-cusparse-cu11==11.7.5.86
-nvidia-cuda-cupti-cu11==11.8.87
-nvidia-cudnn-cu11==8.6.0.163
+pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f
+absl-py==0.15.0 --hash=sha256:ea907384af023a7e681368bedb896159ab100c7db593efbbd5cde22af11270cd
+astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8
+cachetools==5.0.0 --hash=sha256:8fecd4203a38af17928be7b90689d8083603073622229ca7077b72d8e5a976e4
+certifi==2021.10.8 --hash=sha256:d62a0163eb4c2344ac042ab2bdf75399a71a2d8c7d47eac2e2ee91b9d6339569
+charset-normalizer==2.0.12 --hash=sha256:6881edbebdb17b39b4eaaa821b438bf6eddffb4468cf344f09f89def34a8b1df
+flatbuffers==1.12 --hash=sha256:9e9ef47fa92625c4721036e7c4124182668dc6021d9e7c73704edd395648deb9
+gast==0.4.0 --hash=sha256:b7adcdd5adbebf1adf17378da5ba3f543684dbec47b1cda1f3997e573cd542c4
+google-auth==2.6.0 --hash=sha256:218ca03d7744ca0c8b6697b6083334be7df49b7bf76a69d555962fd1a7657b5f
+google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73
+google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed
+grpcio==1.34.1 --hash=sha256:9d43849d8925ec24bf121bccd941a13d4e8c2cffdfa769a04a6d4ed38c6b88a2 --hash=sha256:f6fee4445cffb45593b4c1d9bb0bc7922e77ec846a1237e2e744b1223d69c863
+h5py==3.1.0 --hash=sha256:ba71f6229d2013fbb606476ecc29c6223fc16b244d35fcd8566ad9dbaf910857
+idna==3.3 --hash=sha256:84d9dd047ffa80596e0f246e2eab0b391788b0503584e8945f2368256d2735ff
+importlib-metadata==4.11.2 --hash=sha256:d16e8c1deb60de41b8e8ed21c1a7b947b0bc62fab7e1d470bcdf331cea2e6735
+keras-nightly==2.5.0.dev2021032900 --hash=sha256:6ba70f738f4008222de7e7fdd5b2b18c48c49b897a9fca54c844854e25964011
+keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b
+markdown==3.3.6 --hash=sha256:9923332318f843411e9932237530df53162e29dc7a4e2b91e35764583c46c9a3
+numpy==1.19.5 --hash=sha256:012426a41bc9ab63bb158635aecccc7610e3eff5d31d1eb43bc099debc979d94 --hash=sha256:a9d17f2be3b427fbb2bce61e596cf555d6f8a56c222bd2ca148baeeb5e5c783c
+oauthlib==3.2.0 --hash=sha256:6db33440354787f9b7f3a6dbd4febf5d0f93758354060e802f6c06cb493022fe
+opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147
+protobuf==3.19.4 --hash=sha256:8961c3a78ebfcd000920c9060a262f082f29838682b1f7201889300c1fbe0616 --hash=sha256:bd95d1dfb9c4f4563e6093a9aa19d9c186bf98fa54da5252531cc0d3a07977e7
+pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d
+pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74
+requests==2.27.1 --hash=sha256:f22fa1e554c9ddfd16e6e41ac79759e17be9e492b3587efa038054674760e72d
+requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5
+rsa==4.8 --hash=sha256:95c5d300c4e879ee69708c428ba566c59478fd653cc3a22243eeb8ed846950bb
+setuptools==60.9.3 --hash=sha256:e4f30b9f84e5ab3decf945113119649fec09c1fc3507c6ebffec75646c56e62b
+six==1.15.0 --hash=sha256:8b74bedcbbbaca38ff6d7491d76f2b06b3592611af620f8426e82dddb04a5ced
+tensorboard==2.8.0 --hash=sha256:65a338e4424e9079f2604923bdbe301792adce2ace1be68da6b3ddf005170def
+tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7 --hash=sha256:d8237580755e58eff68d1f3abefb5b1e39ae5c8b127cc40920f9c4fb33f4b98a
+tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe
+tensorflow==2.5.3 --hash=sha256:cb5140527593514ac7ef40d972585cce76af70f9c641b271697e9d547cfa9955
+tensorflow-estimator==2.5.0 --hash=sha256:d1fe76dee8b1dcab865d807a0246da0a9c4a635b1eba6e9545bf216c3aad6955
+termcolor==1.1.0 --hash=sha256:1d6d69ce66211143803fbc56652b41d73b4a400a2891d7bf7a1cdf4c02de613b
+typing-extensions==3.7.4.3 --hash=sha256:7cb407020f00f7bfc3cb3e7881628838e69d8f3fcab2f64742a5e76b2f841918
+urllib3==1.26.8 --hash=sha256:000ca7f471a233c2251c6c7023ee85305721bfdf18621ebff4fd17a8653427ed
+werkzeug==2.0.3 --hash=sha256:1421ebfc7648a39a5c58c601b154165d05cf47a3cd0ccb70857cbdacf6c8f2b8
+wheel==0.37.1 --hash=sha256:4bdcd7d840138086126cd09254dc6195fb4fc6f01c050a1d7236f2630db1d22a
+wrapt==1.12.1 --hash=sha256:b62ffa81fb85f4332a4f609cab4ac40709470da05643a082ec1eb88e6d9b97d7
+zipp==3.7.0 --hash=sha256:b47250dd24f92b7dd6a0a8fc5244da14608f3ca90a5efcd37a3b1642fac9a375
+nvidia-cuda-runtime-cu11==11.8.89 --hash=sha256:92d04069a987e1fbc9213f8376d265df0f7bb42617d44f5eda1f496acea7f2d1 --hash=sha256:f587bd726eb2f7612cf77ce38a2c1e65cf23251ff49437f6161ce0d647f64f7c
+nvidia-cublas-cu11==11.11.3.6 --hash=sha256:39fb40e8f486dd8a2ddb8fdeefe1d5b28f5b99df01c87ab3676f057a74a5a6f3 --hash=sha256:60252822adea5d0b10cd990a7dc7bedf7435f30ae40083c7a624a85a43225abc
+nvidia-cufft-cu11==10.9.0.58 --hash=sha256:222f9da70c80384632fd6035e4c3f16762d64ea7a843829cb278f98b3cb7dd81 --hash=sha256:e21037259995243cc370dd63c430d77ae9280bedb68d5b5a18226bfc92e5d748
+nvidia-curand-cu11==10.3.0.86 --hash=sha256:ac439548c88580269a1eb6aeb602a5aed32f0dbb20809a31d9ed7d01d77f6bf5 --hash=sha256:cd4cffbf78bb06580206b4814d5dc696d1161c902aae37b2bba00056832379e6
+nvidia-cusolver-cu11==11.4.1.48 --hash=sha256:ca538f545645b7e6629140786d3127fe067b3d5a085bd794cde5bfe877c8926f --hash=sha256:ea9fb1ad8c644ca9ed55af13cc39af3b7ba4c3eb5aef18471fe1fe77d94383cb
+nvidia-cusparse-cu11==11.7.5.86 --hash=sha256:4ae709fe78d3f23f60acaba8c54b8ad556cf16ca486e0cc1aa92dca7555d2d2b --hash=sha256:8d7cf1628fd8d462b5d2ba6678fae34733a48ecb80495b9c68672ec6a6dde5ef
+nvidia-cuda-cupti-cu11==11.8.87 --hash=sha256:0e50c707df56c75a2c0703dc6b886f3c97a22f37d6f63839f75b7418ba672a8d --hash=sha256:4191a17913a706b5098681280cd089cd7d8d3df209a6f5cb79384974a96d24f2
+nvidia-cudnn-cu11==8.6.0.163 --hash=sha256:add207b5fb149cfa02919b8f413364ff4ed348a202f6ae3d7922ae5303fa38a3
 EOF
       ;;
     3.9)
       cat <<'EOF'
-absl-py==0.15.0
-astunparse==1.6.3
-cachetools==5.0.0
-certifi==2021.10.8
-charset-normalizer==2.0.12
-flatbuffers==1.12
-gast==0.4.0
-google-auth==2.6.0
-google-auth-oauthlib==0.4.6
-google-pasta==0.2.0
-grpcio==1.34.1
-h5py==3.1.0
-idna==3.3
-importlib-metadata==4.11.2
-keras-nightly==2.5.0.dev2021032900
-keras-preprocessing==1.1.2
-markdown==3.3.6
-numpy==1.19.5
-oauthlib==3.2.0
-opt-einsum==3.3.0
-protobuf==3.19.4
-pyasn1==0.4.8
-pyasn1-modules==0.2.8
-requests==2.27.1
-requests-oauthlib==1.3.1
-rsa==4.8
-setuptools==60.9.3
-six==1.15.0
-tensorboard==2.8.0
-tensorboard-data-server==0.6.1
-tensorboard-plugin-wit==1.8.1
-tensorflow==2.5.3
-tensorflow-estimator==2.5.0
-termcolor==1.1.0
-typing-extensions==3.7.4.3
-urllib3==1.26.8
-werkzeug==2.0.3
-wheel==0.37.1
-wrapt==1.12.1
-zipp==3.7.0
-nvidia-cuda-runtime-cu11==11.8.89
-nvidia-cublas-cu11==11.11.3.6
-nvidia-cufft-cu11==10.9.0.58
-nvidia-curand-cu11==10.3.0.86
-nvidia-cusolver-cu11==11.4.1.48
-nvidia-cusparse-cu11==11.7.5.86
-nvidia-cuda-cupti-cu11==11.8.87
-nvidia-cudnn-cu11==8.6.0.163
+pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f
+absl-py==0.15.0 --hash=sha256:ea907384af023a7e681368bedb896159ab100c7db593efbbd5cde22af11270cd
+astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8
+cachetools==5.0.0 --hash=sha256:8fecd4203a38af17928be7b90689d8083603073622229ca7077b72d8e5a976e4
+certifi==2021.10.8 --hash=sha256:d62a0163eb4c2344ac042ab2bdf75399a71a2d8c7d47eac2e2ee91b9d6339569
+charset-normalizer==2.0.12 --hash=sha256:6881edbebdb17b39b4eaaa821b438bf6eddffb4468cf344f09f89def34a8b1df
+flatbuffers==1.12 --hash=sha256:9e9ef47fa92625c4721036e7c4124182668dc6021d9e7c73704edd395648deb9
+gast==0.4.0 --hash=sha256:b7adcdd5adbebf1adf17378da5ba3f543684dbec47b1cda1f3997e573cd542c4
+google-auth==2.6.0 --hash=sha256:218ca03d7744ca0c8b6697b6083334be7df49b7bf76a69d555962fd1a7657b5f
+google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73
+google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed
+grpcio==1.34.1 --hash=sha256:011e9b5e47cb9d2a808e8c2dd5ae86df085d5879d9e8095a24631a32c577f231 --hash=sha256:cfe0e015cb8db5a27a92621fdd9dc8e69b2f7130db326601802e6ff36626deff
+h5py==3.1.0 --hash=sha256:80c623be10479e81b64fa713b7ed4c0bbe9f02e8e7d2a2e5382336087b615ce4
+idna==3.3 --hash=sha256:84d9dd047ffa80596e0f246e2eab0b391788b0503584e8945f2368256d2735ff
+importlib-metadata==4.11.2 --hash=sha256:d16e8c1deb60de41b8e8ed21c1a7b947b0bc62fab7e1d470bcdf331cea2e6735
+keras-nightly==2.5.0.dev2021032900 --hash=sha256:6ba70f738f4008222de7e7fdd5b2b18c48c49b897a9fca54c844854e25964011
+keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b
+markdown==3.3.6 --hash=sha256:9923332318f843411e9932237530df53162e29dc7a4e2b91e35764583c46c9a3
+numpy==1.19.5 --hash=sha256:400580cbd3cff6ffa6293df2278c75aef2d58d8d93d3c5614cd67981dae68ceb --hash=sha256:7fb43004bce0ca31d8f13a6eb5e943fa73371381e53f7074ed21a4cb786c32f8
+oauthlib==3.2.0 --hash=sha256:6db33440354787f9b7f3a6dbd4febf5d0f93758354060e802f6c06cb493022fe
+opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147
+protobuf==3.19.4 --hash=sha256:8961c3a78ebfcd000920c9060a262f082f29838682b1f7201889300c1fbe0616 --hash=sha256:96bd766831596d6014ca88d86dc8fe0fb2e428c0b02432fd9db3943202bf8c5e
+pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d
+pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74
+requests==2.27.1 --hash=sha256:f22fa1e554c9ddfd16e6e41ac79759e17be9e492b3587efa038054674760e72d
+requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5
+rsa==4.8 --hash=sha256:95c5d300c4e879ee69708c428ba566c59478fd653cc3a22243eeb8ed846950bb
+setuptools==60.9.3 --hash=sha256:e4f30b9f84e5ab3decf945113119649fec09c1fc3507c6ebffec75646c56e62b
+six==1.15.0 --hash=sha256:8b74bedcbbbaca38ff6d7491d76f2b06b3592611af620f8426e82dddb04a5ced
+tensorboard==2.8.0 --hash=sha256:65a338e4424e9079f2604923bdbe301792adce2ace1be68da6b3ddf005170def
+tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7 --hash=sha256:d8237580755e58eff68d1f3abefb5b1e39ae5c8b127cc40920f9c4fb33f4b98a
+tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe
+tensorflow==2.5.3 --hash=sha256:d44ca21e797590117cfa6ef99e916d983d40c6ac6e0c05afc6c4c51cde06e8d7
+tensorflow-estimator==2.5.0 --hash=sha256:d1fe76dee8b1dcab865d807a0246da0a9c4a635b1eba6e9545bf216c3aad6955
+termcolor==1.1.0 --hash=sha256:1d6d69ce66211143803fbc56652b41d73b4a400a2891d7bf7a1cdf4c02de613b
+typing-extensions==3.7.4.3 --hash=sha256:7cb407020f00f7bfc3cb3e7881628838e69d8f3fcab2f64742a5e76b2f841918
+urllib3==1.26.8 --hash=sha256:000ca7f471a233c2251c6c7023ee85305721bfdf18621ebff4fd17a8653427ed
+werkzeug==2.0.3 --hash=sha256:1421ebfc7648a39a5c58c601b154165d05cf47a3cd0ccb70857cbdacf6c8f2b8
+wheel==0.37.1 --hash=sha256:4bdcd7d840138086126cd09254dc6195fb4fc6f01c050a1d7236f2630db1d22a
+wrapt==1.12.1 --hash=sha256:b62ffa81fb85f4332a4f609cab4ac40709470da05643a082ec1eb88e6d9b97d7
+zipp==3.7.0 --hash=sha256:b47250dd24f92b7dd6a0a8fc5244da14608f3ca90a5efcd37a3b1642fac9a375
+nvidia-cuda-runtime-cu11==11.8.89 --hash=sha256:92d04069a987e1fbc9213f8376d265df0f7bb42617d44f5eda1f496acea7f2d1 --hash=sha256:f587bd726eb2f7612cf77ce38a2c1e65cf23251ff49437f6161ce0d647f64f7c
+nvidia-cublas-cu11==11.11.3.6 --hash=sha256:39fb40e8f486dd8a2ddb8fdeefe1d5b28f5b99df01c87ab3676f057a74a5a6f3 --hash=sha256:60252822adea5d0b10cd990a7dc7bedf7435f30ae40083c7a624a85a43225abc
+nvidia-cufft-cu11==10.9.0.58 --hash=sha256:222f9da70c80384632fd6035e4c3f16762d64ea7a843829cb278f98b3cb7dd81 --hash=sha256:e21037259995243cc370dd63c430d77ae9280bedb68d5b5a18226bfc92e5d748
+nvidia-curand-cu11==10.3.0.86 --hash=sha256:ac439548c88580269a1eb6aeb602a5aed32f0dbb20809a31d9ed7d01d77f6bf5 --hash=sha256:cd4cffbf78bb06580206b4814d5dc696d1161c902aae37b2bba00056832379e6
+nvidia-cusolver-cu11==11.4.1.48 --hash=sha256:ca538f545645b7e6629140786d3127fe067b3d5a085bd794cde5bfe877c8926f --hash=sha256:ea9fb1ad8c644ca9ed55af13cc39af3b7ba4c3eb5aef18471fe1fe77d94383cb
+nvidia-cusparse-cu11==11.7.5.86 --hash=sha256:4ae709fe78d3f23f60acaba8c54b8ad556cf16ca486e0cc1aa92dca7555d2d2b --hash=sha256:8d7cf1628fd8d462b5d2ba6678fae34733a48ecb80495b9c68672ec6a6dde5ef
+nvidia-cuda-cupti-cu11==11.8.87 --hash=sha256:0e50c707df56c75a2c0703dc6b886f3c97a22f37d6f63839f75b7418ba672a8d --hash=sha256:4191a17913a706b5098681280cd089cd7d8d3df209a6f5cb79384974a96d24f2
+nvidia-cudnn-cu11==8.6.0.163 --hash=sha256:add207b5fb149cfa02919b8f413364ff4ed348a202f6ae3d7922ae5303fa38a3
 EOF
       ;;
     *) die "no pin set for Python $PY: $TFENV_ENV was tested with Python 3.8, 3.9" ;;
@@ -276,8 +278,30 @@ activation_block() {
     "$MARK_END"
 }
 
-normalize_pins() {  # name==version with pip's name normalization, sorted
-  awk -F'==' 'NF == 2 { n = tolower($1); gsub(/[-_.]+/, "-", n); print n "==" $2 }' | LC_ALL=C sort -u
+normalize_pins() {  # name==version with pip's name normalization, sorted (a pin's --hash options dropped)
+  awk '{ split($1, p, "=="); if (p[2] == "") next; n = tolower(p[1]); gsub(/[-_.]+/, "-", n); print n "==" p[2] }' \
+    | LC_ALL=C sort -u
+}
+
+hash_mismatch() {  # hash_mismatch LOG: one line for pip's refusal of a file that is not the locked one
+  awk '/DO NOT MATCH THE HASHES/ { found = 1; next }
+    found && $1 ~ /==/ {
+      split($1, p, "=="); url = ($2 == "from") ? $3 : ""; sub(/#.*/, "", url)
+      host = url; sub(/^[a-z+]+:\/\//, "", host); sub(/\/.*/, "", host); sub(/^.*@/, "", host)
+      printf "%s %s from %s is not the file the lock names (its sha256 differs): a mirror or proxy changed it, and nothing was installed. Use another index (PIP_INDEX_URL) and tell whoever runs this one\n", p[1], p[2], (host != "" ? host : "the index")
+      exit
+    }' "$1"
+}
+
+pip_install() {  # pip_install REQUIREMENTS: the hashed pins, or die with one line (cleanup removes a venv this run made)
+  local log mismatch
+  log=$(mktemp); TMP_FILES+=("$log")
+  if "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps --require-hashes -r "$1" 2>&1 | tee "$log"; then
+    return 0
+  fi
+  mismatch=$(hash_mismatch "$log")
+  [ -z "$mismatch" ] || die "$mismatch"
+  die "pip could not install the pinned packages: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
 }
 
 missing_pins() {
@@ -438,15 +462,14 @@ install_packages() {
     return 0
   fi
   say "installing $(printf '%s\n' "$missing" | wc -l) pinned package(s) into $VENV"
-  if printf '%s\n' "$missing" | grep -q '^pip=='; then
-    "$VENV/bin/python" -m pip install --disable-pip-version-check "pip==$PIP_VERSION" \
-      || die "cannot install pip $PIP_VERSION: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
-  fi
   reqs=$(mktemp); TMP_FILES+=("$reqs")
+  if printf '%s\n' "$missing" | grep -q '^pip=='; then
+    requirements | grep '^pip==' > "$reqs"
+    pip_install "$reqs"  # pip $PIP_VERSION first: the venv's own pip may be too old for the wheels
+  fi
   requirements > "$reqs"
   # --no-deps: the pin set is complete (it was resolved and tested as a whole); pip must not pick today's numpy.
-  "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps -r "$reqs" \
-    || die "pip could not install the pinned packages: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
+  pip_install "$reqs"
   "$VENV/bin/python" -m pip check >/dev/null \
     || warn "pip check reports inconsistencies ('$VENV/bin/python -m pip check' shows them)"
   changed "installed the pinned packages"
@@ -582,8 +605,8 @@ dry_run() {
   echo "would check: /etc/os-release is $DISTRO, python$PY has the venv module"
   echo "would run, if python$PY or its venv module is missing: as root: apt-get install -y --no-install-recommends python$PY python$PY-venv"
   echo "would run, if $VENV is missing: python$PY -m venv $VENV"
-  echo "would run, if a pin is missing: $VENV/bin/python -m pip install pip==$PIP_VERSION"
-  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps -r REQUIREMENTS, where REQUIREMENTS is:"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps --require-hashes pip==$PIP_VERSION (with its hash)"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps --require-hashes -r REQUIREMENTS, where REQUIREMENTS is:"
   requirements | sed 's/^/    /'
   for spec in ${LINKS[@]+"${LINKS[@]}"}; do
     echo "would link: $VENV/lib/tfenv/${spec%%:*} -> ${spec#*:} (from the CUDA library folders)"

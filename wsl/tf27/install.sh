@@ -110,119 +110,121 @@ os_release() {
   (. /etc/os-release 2>/dev/null && printf '%s:%s' "${ID:-?}" "${VERSION_ID:-?}") || printf '?:?'
 }
 
-# --- the full pin set per Python (locks/tf27-pyX.Y.txt, plus the CUDA wheels) --------------------
+# --- the full pin set per Python (locks/tf27-pyX.Y.txt, plus the CUDA wheels), each pin with the
+# sha256 of every file it may be: pip installs them with --require-hashes, so a mirror cannot change them --
 
 requirements() {
-  printf 'pip==%s\n' "$PIP_VERSION"
   case "$PY" in
     3.8)
       cat <<'EOF'
-absl-py==1.2.0
-astunparse==1.6.3
-cachetools==5.2.0
-certifi==2022.9.24
-charset-normalizer==2.1.1
-flatbuffers==2.0.7
-gast==0.4.0
-google-auth==2.12.0
-google-auth-oauthlib==0.4.6
-google-pasta==0.2.0
-grpcio==1.49.1
-h5py==3.7.0
-idna==3.4
-importlib-metadata==4.13.0
-keras==2.7.0
-keras-preprocessing==1.1.2
-libclang==14.0.6
-markdown==3.4.1
-markupsafe==2.1.1
-numpy==1.21.6
-oauthlib==3.2.1
-opt-einsum==3.3.0
-protobuf==3.19.6
-pyasn1==0.4.8
-pyasn1-modules==0.2.8
-requests==2.28.1
-requests-oauthlib==1.3.1
-rsa==4.9
-setuptools==65.4.1
-six==1.16.0
-tensorboard==2.10.1
-tensorboard-data-server==0.6.1
-tensorboard-plugin-wit==1.8.1
-tensorflow==2.7.4
-tensorflow-estimator==2.7.0
-tensorflow-io-gcs-filesystem==0.27.0
-termcolor==2.0.1
-typing-extensions==4.3.0
-urllib3==1.26.12
-werkzeug==2.2.2
-wheel==0.37.1
-wrapt==1.14.1
-zipp==3.8.1
-nvidia-cuda-runtime-cu11==11.8.89
-nvidia-cublas-cu11==11.11.3.6
-nvidia-cufft-cu11==10.9.0.58
-nvidia-curand-cu11==10.3.0.86
-nvidia-cusolver-cu11==11.4.1.48
-nvidia-cusparse-cu11==11.7.5.86
-nvidia-cuda-cupti-cu11==11.8.87
-nvidia-cudnn-cu11==8.6.0.163
+pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f
+absl-py==1.2.0 --hash=sha256:5d15f85b8cc859c6245bc9886ba664460ed96a6fee895416caa37d669ee74a9a
+astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8
+cachetools==5.2.0 --hash=sha256:f9f17d2aec496a9aa6b76f53e3b614c965223c061982d434d160f930c698a9db
+certifi==2022.9.24 --hash=sha256:90c1a32f1d68f940488354e36370f6cca89f0f106db09518524c88d6ed83f382
+charset-normalizer==2.1.1 --hash=sha256:83e9a75d1911279afd89352c68b45348559d1fc0506b054b346651b5e7fee29f
+flatbuffers==2.0.7 --hash=sha256:71e135d533be527192819aaab757c5e3d109cb10fbb01e687f6bdb7a61ad39d1
+gast==0.4.0 --hash=sha256:b7adcdd5adbebf1adf17378da5ba3f543684dbec47b1cda1f3997e573cd542c4
+google-auth==2.12.0 --hash=sha256:98f601773978c969e1769f97265e732a81a8e598da3263895023958d456ee625
+google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73
+google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed
+grpcio==1.49.1 --hash=sha256:18305d5a082d1593b005a895c10041f833b16788e88b02bb81061f5ebcc465df
+h5py==3.7.0 --hash=sha256:0a047fddbe6951bce40e9cde63373c838a978c5e05a011a682db9ba6334b8e85
+idna==3.4 --hash=sha256:90b77e79eaa3eba6de819a0c442c0b4ceefc341a7a2ab77d7562bf49f425c5c2
+importlib-metadata==4.13.0 --hash=sha256:8a8a81bcf996e74fee46f0d16bd3eaa382a7eb20fd82445c3ad11f4090334116
+keras==2.7.0 --hash=sha256:0c33ae1f728064ca0d35dfba999e9c316f03623bf5688c82fb83cc74a80ea248
+keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b
+libclang==14.0.6 --hash=sha256:206d2789e4450a37d054e63b70451a6fc1873466397443fa13de2b3d4adb2796 --hash=sha256:e429853939423f276a25140b0b702442d7da9a09e001c05e48df888336947614
+markdown==3.4.1 --hash=sha256:08fb8465cffd03d10b9dd34a5c3fea908e20391a2a90b88d66362cb05beed186
+markupsafe==2.1.1 --hash=sha256:4b9fe39a2ccc108a4accc2676e77da025ce383c108593d65cc909add5c3bd601
+numpy==1.21.6 --hash=sha256:4aa48afdce4660b0076a00d80afa54e8a97cd49f457d68a4342d188a09451c1a
+oauthlib==3.2.1 --hash=sha256:88e912ca1ad915e1dcc1c06fc9259d19de8deacd6fd17cc2df266decc2e49066
+opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147
+protobuf==3.19.6 --hash=sha256:14082457dc02be946f60b15aad35e9f5c69e738f80ebbc0900a19bc83734a5a4 --hash=sha256:7a552af4dc34793803f4e735aabe97ffc45962dfd3a237bdde242bff5a3de684
+pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d
+pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74
+requests==2.28.1 --hash=sha256:8fefa2a1a1365bf5520aac41836fbee479da67864514bdb821f31ce07ce65349
+requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5
+rsa==4.9 --hash=sha256:90260d9058e514786967344d0ef75fa8727eed8a7d2e43ce9f4bcf1b536174f7
+setuptools==65.4.1 --hash=sha256:1b6bdc6161661409c5f21508763dc63ab20a9ac2f8ba20029aaaa7fdb9118012
+six==1.16.0 --hash=sha256:8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254
+tensorboard==2.10.1 --hash=sha256:fb9222c1750e2fa35ef170d998a1e229f626eeced3004494a8849c88c15d8c1c
+tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7 --hash=sha256:d8237580755e58eff68d1f3abefb5b1e39ae5c8b127cc40920f9c4fb33f4b98a
+tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe
+tensorflow==2.7.4 --hash=sha256:e0b8843e573d40b46c92180c72a9c625c089b401937372ce2d3339855241aba4
+tensorflow-estimator==2.7.0 --hash=sha256:325b5a224864379242b7b76c6987ca544239be82579d33e68ec7c2bda57abc9d
+tensorflow-io-gcs-filesystem==0.27.0 --hash=sha256:1ad97ef862c1fb3f7ba6fe3cb5de25cb41d1c55121deaf00c590a5726a7afe88
+termcolor==2.0.1 --hash=sha256:7e597f9de8e001a3208c4132938597413b9da45382b6f1d150cff8d062b7aaa3
+typing-extensions==4.3.0 --hash=sha256:25642c956049920a5aa49edcdd6ab1e06d7e5d467fc00e0506c44ac86fbfca02
+urllib3==1.26.12 --hash=sha256:b930dd878d5a8afb066a637fbb35144fe7901e3b209d1cd4f524bd0e9deee997
+werkzeug==2.2.2 --hash=sha256:f979ab81f58d7318e064e99c4506445d60135ac5cd2e177a2de0089bfd4c9bd5
+wheel==0.37.1 --hash=sha256:4bdcd7d840138086126cd09254dc6195fb4fc6f01c050a1d7236f2630db1d22a
+wrapt==1.14.1 --hash=sha256:ef3f72c9666bba2bab70d2a8b79f2c6d2c1a42a7f7e2b0ec83bb2f9e383950af
+zipp==3.8.1 --hash=sha256:47c40d7fe183a6f21403a199b3e4192cca5774656965b0a4988ad2f8feb5f009
+nvidia-cuda-runtime-cu11==11.8.89 --hash=sha256:92d04069a987e1fbc9213f8376d265df0f7bb42617d44f5eda1f496acea7f2d1 --hash=sha256:f587bd726eb2f7612cf77ce38a2c1e65cf23251ff49437f6161ce0d647f64f7c
+nvidia-cublas-cu11==11.11.3.6 --hash=sha256:39fb40e8f486dd8a2ddb8fdeefe1d5b28f5b99df01c87ab3676f057a74a5a6f3 --hash=sha256:60252822adea5d0b10cd990a7dc7bedf7435f30ae40083c7a624a85a43225abc
+nvidia-cufft-cu11==10.9.0.58 --hash=sha256:222f9da70c80384632fd6035e4c3f16762d64ea7a843829cb278f98b3cb7dd81 --hash=sha256:e21037259995243cc370dd63c430d77ae9280bedb68d5b5a18226bfc92e5d748
+nvidia-curand-cu11==10.3.0.86 --hash=sha256:ac439548c88580269a1eb6aeb602a5aed32f0dbb20809a31d9ed7d01d77f6bf5 --hash=sha256:cd4cffbf78bb06580206b4814d5dc696d1161c902aae37b2bba00056832379e6
+nvidia-cusolver-cu11==11.4.1.48 --hash=sha256:ca538f545645b7e6629140786d3127fe067b3d5a085bd794cde5bfe877c8926f --hash=sha256:ea9fb1ad8c644ca9ed55af13cc39af3b7ba4c3eb5aef18471fe1fe77d94383cb
+nvidia-cusparse-cu11==11.7.5.86 --hash=sha256:4ae709fe78d3f23f60acaba8c54b8ad556cf16ca486e0cc1aa92dca7555d2d2b --hash=sha256:8d7cf1628fd8d462b5d2ba6678fae34733a48ecb80495b9c68672ec6a6dde5ef
+nvidia-cuda-cupti-cu11==11.8.87 --hash=sha256:0e50c707df56c75a2c0703dc6b886f3c97a22f37d6f63839f75b7418ba672a8d --hash=sha256:4191a17913a706b5098681280cd089cd7d8d3df209a6f5cb79384974a96d24f2
+nvidia-cudnn-cu11==8.6.0.163 --hash=sha256:add207b5fb149cfa02919b8f413364ff4ed348a202f6ae3d7922ae5303fa38a3
 EOF
       ;;
     3.9)
       cat <<'EOF'
-absl-py==1.2.0
-astunparse==1.6.3
-cachetools==5.2.0
-certifi==2022.9.24
-charset-normalizer==2.1.1
-flatbuffers==2.0.7
-gast==0.4.0
-google-auth==2.12.0
-google-auth-oauthlib==0.4.6
-google-pasta==0.2.0
-grpcio==1.49.1
-h5py==3.7.0
-idna==3.4
-importlib-metadata==4.13.0
-keras==2.7.0
-keras-preprocessing==1.1.2
-libclang==14.0.6
-markdown==3.4.1
-markupsafe==2.1.1
-numpy==1.21.6
-oauthlib==3.2.1
-opt-einsum==3.3.0
-protobuf==3.19.6
-pyasn1==0.4.8
-pyasn1-modules==0.2.8
-requests==2.28.1
-requests-oauthlib==1.3.1
-rsa==4.9
-setuptools==65.4.1
-six==1.16.0
-tensorboard==2.10.1
-tensorboard-data-server==0.6.1
-tensorboard-plugin-wit==1.8.1
-tensorflow==2.7.4
-tensorflow-estimator==2.7.0
-tensorflow-io-gcs-filesystem==0.27.0
-termcolor==2.0.1
-typing-extensions==4.3.0
-urllib3==1.26.12
-werkzeug==2.2.2
-wheel==0.37.1
-wrapt==1.14.1
-zipp==3.8.1
-nvidia-cuda-runtime-cu11==11.8.89
-nvidia-cublas-cu11==11.11.3.6
-nvidia-cufft-cu11==10.9.0.58
-nvidia-curand-cu11==10.3.0.86
-nvidia-cusolver-cu11==11.4.1.48
-nvidia-cusparse-cu11==11.7.5.86
-nvidia-cuda-cupti-cu11==11.8.87
-nvidia-cudnn-cu11==8.6.0.163
+pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f
+absl-py==1.2.0 --hash=sha256:5d15f85b8cc859c6245bc9886ba664460ed96a6fee895416caa37d669ee74a9a
+astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8
+cachetools==5.2.0 --hash=sha256:f9f17d2aec496a9aa6b76f53e3b614c965223c061982d434d160f930c698a9db
+certifi==2022.9.24 --hash=sha256:90c1a32f1d68f940488354e36370f6cca89f0f106db09518524c88d6ed83f382
+charset-normalizer==2.1.1 --hash=sha256:83e9a75d1911279afd89352c68b45348559d1fc0506b054b346651b5e7fee29f
+flatbuffers==2.0.7 --hash=sha256:71e135d533be527192819aaab757c5e3d109cb10fbb01e687f6bdb7a61ad39d1
+gast==0.4.0 --hash=sha256:b7adcdd5adbebf1adf17378da5ba3f543684dbec47b1cda1f3997e573cd542c4
+google-auth==2.12.0 --hash=sha256:98f601773978c969e1769f97265e732a81a8e598da3263895023958d456ee625
+google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73
+google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed
+grpcio==1.49.1 --hash=sha256:0b24a74651438d45619ac67004638856f76cc13d78b7478f2457754cbcb1c8ad
+h5py==3.7.0 --hash=sha256:ed43e2cc4f511756fd664fb45d6b66c3cbed4e3bd0f70e29c37809b2ae013c44
+idna==3.4 --hash=sha256:90b77e79eaa3eba6de819a0c442c0b4ceefc341a7a2ab77d7562bf49f425c5c2
+importlib-metadata==4.13.0 --hash=sha256:8a8a81bcf996e74fee46f0d16bd3eaa382a7eb20fd82445c3ad11f4090334116
+keras==2.7.0 --hash=sha256:0c33ae1f728064ca0d35dfba999e9c316f03623bf5688c82fb83cc74a80ea248
+keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b
+libclang==14.0.6 --hash=sha256:206d2789e4450a37d054e63b70451a6fc1873466397443fa13de2b3d4adb2796 --hash=sha256:e429853939423f276a25140b0b702442d7da9a09e001c05e48df888336947614
+markdown==3.4.1 --hash=sha256:08fb8465cffd03d10b9dd34a5c3fea908e20391a2a90b88d66362cb05beed186
+markupsafe==2.1.1 --hash=sha256:56442863ed2b06d19c37f94d999035e15ee982988920e12a5b4ba29b62ad1f77
+numpy==1.21.6 --hash=sha256:d9caa9d5e682102453d96a0ee10c7241b72859b01a941a397fd965f23b3e016b
+oauthlib==3.2.1 --hash=sha256:88e912ca1ad915e1dcc1c06fc9259d19de8deacd6fd17cc2df266decc2e49066
+opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147
+protobuf==3.19.6 --hash=sha256:14082457dc02be946f60b15aad35e9f5c69e738f80ebbc0900a19bc83734a5a4 --hash=sha256:878b4cd080a21ddda6ac6d1e163403ec6eea2e206cf225982ae04567d39be7b0
+pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d
+pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74
+requests==2.28.1 --hash=sha256:8fefa2a1a1365bf5520aac41836fbee479da67864514bdb821f31ce07ce65349
+requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5
+rsa==4.9 --hash=sha256:90260d9058e514786967344d0ef75fa8727eed8a7d2e43ce9f4bcf1b536174f7
+setuptools==65.4.1 --hash=sha256:1b6bdc6161661409c5f21508763dc63ab20a9ac2f8ba20029aaaa7fdb9118012
+six==1.16.0 --hash=sha256:8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254
+tensorboard==2.10.1 --hash=sha256:fb9222c1750e2fa35ef170d998a1e229f626eeced3004494a8849c88c15d8c1c
+tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7 --hash=sha256:d8237580755e58eff68d1f3abefb5b1e39ae5c8b127cc40920f9c4fb33f4b98a
+tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe
+tensorflow==2.7.4 --hash=sha256:c4597635dd71fc6809b7fffcb462524d73e2ade09da61844059e6a2fead71140
+tensorflow-estimator==2.7.0 --hash=sha256:325b5a224864379242b7b76c6987ca544239be82579d33e68ec7c2bda57abc9d
+tensorflow-io-gcs-filesystem==0.27.0 --hash=sha256:ed17c281a28df9ab0547cdf166e885208d2a43db0f0f8fbe66addc4e23ee36ff
+termcolor==2.0.1 --hash=sha256:7e597f9de8e001a3208c4132938597413b9da45382b6f1d150cff8d062b7aaa3
+typing-extensions==4.3.0 --hash=sha256:25642c956049920a5aa49edcdd6ab1e06d7e5d467fc00e0506c44ac86fbfca02
+urllib3==1.26.12 --hash=sha256:b930dd878d5a8afb066a637fbb35144fe7901e3b209d1cd4f524bd0e9deee997
+werkzeug==2.2.2 --hash=sha256:f979ab81f58d7318e064e99c4506445d60135ac5cd2e177a2de0089bfd4c9bd5
+wheel==0.37.1 --hash=sha256:4bdcd7d840138086126cd09254dc6195fb4fc6f01c050a1d7236f2630db1d22a
+wrapt==1.14.1 --hash=sha256:40e7bc81c9e2b2734ea4bc1aceb8a8f0ceaac7c5299bc5d69e37c44d9081d43b
+zipp==3.8.1 --hash=sha256:47c40d7fe183a6f21403a199b3e4192cca5774656965b0a4988ad2f8feb5f009
+nvidia-cuda-runtime-cu11==11.8.89 --hash=sha256:92d04069a987e1fbc9213f8376d265df0f7bb42617d44f5eda1f496acea7f2d1 --hash=sha256:f587bd726eb2f7612cf77ce38a2c1e65cf23251ff49437f6161ce0d647f64f7c
+nvidia-cublas-cu11==11.11.3.6 --hash=sha256:39fb40e8f486dd8a2ddb8fdeefe1d5b28f5b99df01c87ab3676f057a74a5a6f3 --hash=sha256:60252822adea5d0b10cd990a7dc7bedf7435f30ae40083c7a624a85a43225abc
+nvidia-cufft-cu11==10.9.0.58 --hash=sha256:222f9da70c80384632fd6035e4c3f16762d64ea7a843829cb278f98b3cb7dd81 --hash=sha256:e21037259995243cc370dd63c430d77ae9280bedb68d5b5a18226bfc92e5d748
+nvidia-curand-cu11==10.3.0.86 --hash=sha256:ac439548c88580269a1eb6aeb602a5aed32f0dbb20809a31d9ed7d01d77f6bf5 --hash=sha256:cd4cffbf78bb06580206b4814d5dc696d1161c902aae37b2bba00056832379e6
+nvidia-cusolver-cu11==11.4.1.48 --hash=sha256:ca538f545645b7e6629140786d3127fe067b3d5a085bd794cde5bfe877c8926f --hash=sha256:ea9fb1ad8c644ca9ed55af13cc39af3b7ba4c3eb5aef18471fe1fe77d94383cb
+nvidia-cusparse-cu11==11.7.5.86 --hash=sha256:4ae709fe78d3f23f60acaba8c54b8ad556cf16ca486e0cc1aa92dca7555d2d2b --hash=sha256:8d7cf1628fd8d462b5d2ba6678fae34733a48ecb80495b9c68672ec6a6dde5ef
+nvidia-cuda-cupti-cu11==11.8.87 --hash=sha256:0e50c707df56c75a2c0703dc6b886f3c97a22f37d6f63839f75b7418ba672a8d --hash=sha256:4191a17913a706b5098681280cd089cd7d8d3df209a6f5cb79384974a96d24f2
+nvidia-cudnn-cu11==8.6.0.163 --hash=sha256:add207b5fb149cfa02919b8f413364ff4ed348a202f6ae3d7922ae5303fa38a3
 EOF
       ;;
     *) die "no pin set for Python $PY: $TFENV_ENV was tested with Python 3.8, 3.9" ;;
@@ -282,8 +284,30 @@ activation_block() {
     "$MARK_END"
 }
 
-normalize_pins() {  # name==version with pip's name normalization, sorted
-  awk -F'==' 'NF == 2 { n = tolower($1); gsub(/[-_.]+/, "-", n); print n "==" $2 }' | LC_ALL=C sort -u
+normalize_pins() {  # name==version with pip's name normalization, sorted (a pin's --hash options dropped)
+  awk '{ split($1, p, "=="); if (p[2] == "") next; n = tolower(p[1]); gsub(/[-_.]+/, "-", n); print n "==" p[2] }' \
+    | LC_ALL=C sort -u
+}
+
+hash_mismatch() {  # hash_mismatch LOG: one line for pip's refusal of a file that is not the locked one
+  awk '/DO NOT MATCH THE HASHES/ { found = 1; next }
+    found && $1 ~ /==/ {
+      split($1, p, "=="); url = ($2 == "from") ? $3 : ""; sub(/#.*/, "", url)
+      host = url; sub(/^[a-z+]+:\/\//, "", host); sub(/\/.*/, "", host); sub(/^.*@/, "", host)
+      printf "%s %s from %s is not the file the lock names (its sha256 differs): a mirror or proxy changed it, and nothing was installed. Use another index (PIP_INDEX_URL) and tell whoever runs this one\n", p[1], p[2], (host != "" ? host : "the index")
+      exit
+    }' "$1"
+}
+
+pip_install() {  # pip_install REQUIREMENTS: the hashed pins, or die with one line (cleanup removes a venv this run made)
+  local log mismatch
+  log=$(mktemp); TMP_FILES+=("$log")
+  if "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps --require-hashes -r "$1" 2>&1 | tee "$log"; then
+    return 0
+  fi
+  mismatch=$(hash_mismatch "$log")
+  [ -z "$mismatch" ] || die "$mismatch"
+  die "pip could not install the pinned packages: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
 }
 
 missing_pins() {
@@ -444,15 +468,14 @@ install_packages() {
     return 0
   fi
   say "installing $(printf '%s\n' "$missing" | wc -l) pinned package(s) into $VENV"
-  if printf '%s\n' "$missing" | grep -q '^pip=='; then
-    "$VENV/bin/python" -m pip install --disable-pip-version-check "pip==$PIP_VERSION" \
-      || die "cannot install pip $PIP_VERSION: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
-  fi
   reqs=$(mktemp); TMP_FILES+=("$reqs")
+  if printf '%s\n' "$missing" | grep -q '^pip=='; then
+    requirements | grep '^pip==' > "$reqs"
+    pip_install "$reqs"  # pip $PIP_VERSION first: the venv's own pip may be too old for the wheels
+  fi
   requirements > "$reqs"
   # --no-deps: the pin set is complete (it was resolved and tested as a whole); pip must not pick today's numpy.
-  "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps -r "$reqs" \
-    || die "pip could not install the pinned packages: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
+  pip_install "$reqs"
   "$VENV/bin/python" -m pip check >/dev/null \
     || warn "pip check reports inconsistencies ('$VENV/bin/python -m pip check' shows them)"
   changed "installed the pinned packages"
@@ -588,8 +611,8 @@ dry_run() {
   echo "would check: /etc/os-release is $DISTRO, python$PY has the venv module"
   echo "would run, if python$PY or its venv module is missing: as root: apt-get install -y --no-install-recommends python$PY python$PY-venv"
   echo "would run, if $VENV is missing: python$PY -m venv $VENV"
-  echo "would run, if a pin is missing: $VENV/bin/python -m pip install pip==$PIP_VERSION"
-  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps -r REQUIREMENTS, where REQUIREMENTS is:"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps --require-hashes pip==$PIP_VERSION (with its hash)"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps --require-hashes -r REQUIREMENTS, where REQUIREMENTS is:"
   requirements | sed 's/^/    /'
   for spec in ${LINKS[@]+"${LINKS[@]}"}; do
     echo "would link: $VENV/lib/tfenv/${spec%%:*} -> ${spec#*:} (from the CUDA library folders)"

@@ -110,121 +110,123 @@ os_release() {
   (. /etc/os-release 2>/dev/null && printf '%s:%s' "${ID:-?}" "${VERSION_ID:-?}") || printf '?:?'
 }
 
-# --- the full pin set per Python (locks/tf29-pyX.Y.txt, plus the CUDA wheels) --------------------
+# --- the full pin set per Python (locks/tf29-pyX.Y.txt, plus the CUDA wheels), each pin with the
+# sha256 of every file it may be: pip installs them with --require-hashes, so a mirror cannot change them --
 
 requirements() {
-  printf 'pip==%s\n' "$PIP_VERSION"
   case "$PY" in
     3.8)
       cat <<'EOF'
-absl-py==1.3.0
-astunparse==1.6.3
-cachetools==5.2.0
-certifi==2022.12.7
-charset-normalizer==2.1.1
-flatbuffers==1.12
-gast==0.4.0
-google-auth==2.15.0
-google-auth-oauthlib==0.4.6
-google-pasta==0.2.0
-grpcio==1.51.1
-h5py==3.7.0
-idna==3.4
-importlib-metadata==6.0.0
-keras==2.9.0
-keras-preprocessing==1.1.2
-libclang==14.0.6
-markdown==3.4.1
-markupsafe==2.1.1
-numpy==1.24.1
-oauthlib==3.2.2
-opt-einsum==3.3.0
-packaging==22.0
-protobuf==3.19.6
-pyasn1==0.4.8
-pyasn1-modules==0.2.8
-requests==2.28.1
-requests-oauthlib==1.3.1
-rsa==4.9
-setuptools==65.6.3
-six==1.16.0
-tensorboard==2.9.1
-tensorboard-data-server==0.6.1
-tensorboard-plugin-wit==1.8.1
-tensorflow==2.9.3
-tensorflow-estimator==2.9.0
-tensorflow-io-gcs-filesystem==0.29.0
-termcolor==2.1.1
-typing-extensions==4.4.0
-urllib3==1.26.13
-werkzeug==2.2.2
-wheel==0.38.4
-wrapt==1.14.1
-zipp==3.11.0
-nvidia-cuda-runtime-cu11==11.8.89
-nvidia-cublas-cu11==11.11.3.6
-nvidia-cufft-cu11==10.9.0.58
-nvidia-curand-cu11==10.3.0.86
-nvidia-cusolver-cu11==11.4.1.48
-nvidia-cusparse-cu11==11.7.5.86
-nvidia-cuda-cupti-cu11==11.8.87
-nvidia-cudnn-cu11==8.6.0.163
+pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f
+absl-py==1.3.0 --hash=sha256:34995df9bd7a09b3b8749e230408f5a2a2dd7a68a0d33c12a3d0cb15a041a507
+astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8
+cachetools==5.2.0 --hash=sha256:f9f17d2aec496a9aa6b76f53e3b614c965223c061982d434d160f930c698a9db
+certifi==2022.12.7 --hash=sha256:4ad3232f5e926d6718ec31cfc1fcadfde020920e278684144551c91769c7bc18
+charset-normalizer==2.1.1 --hash=sha256:83e9a75d1911279afd89352c68b45348559d1fc0506b054b346651b5e7fee29f
+flatbuffers==1.12 --hash=sha256:9e9ef47fa92625c4721036e7c4124182668dc6021d9e7c73704edd395648deb9
+gast==0.4.0 --hash=sha256:b7adcdd5adbebf1adf17378da5ba3f543684dbec47b1cda1f3997e573cd542c4
+google-auth==2.15.0 --hash=sha256:6897b93556d8d807ad70701bb89f000183aea366ca7ed94680828b37437a4994
+google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73
+google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed
+grpcio==1.51.1 --hash=sha256:0fb93051331acbb75b49a2a0fd9239c6ba9528f6bdc1dd400ad1cb66cf864292
+h5py==3.7.0 --hash=sha256:0a047fddbe6951bce40e9cde63373c838a978c5e05a011a682db9ba6334b8e85
+idna==3.4 --hash=sha256:90b77e79eaa3eba6de819a0c442c0b4ceefc341a7a2ab77d7562bf49f425c5c2
+importlib-metadata==6.0.0 --hash=sha256:7efb448ec9a5e313a57655d35aa54cd3e01b7e1fbcf72dce1bf06119420f5bad
+keras==2.9.0 --hash=sha256:55911256f89cfc9343c9fbe4b61ec45a2d33d89729cbe1ab9dcacf8b07b8b6ab
+keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b
+libclang==14.0.6 --hash=sha256:206d2789e4450a37d054e63b70451a6fc1873466397443fa13de2b3d4adb2796 --hash=sha256:e429853939423f276a25140b0b702442d7da9a09e001c05e48df888336947614
+markdown==3.4.1 --hash=sha256:08fb8465cffd03d10b9dd34a5c3fea908e20391a2a90b88d66362cb05beed186
+markupsafe==2.1.1 --hash=sha256:4b9fe39a2ccc108a4accc2676e77da025ce383c108593d65cc909add5c3bd601
+numpy==1.24.1 --hash=sha256:b0677a52f5d896e84414761531947c7a330d1adc07c3a4372262f25d84af7bf7
+oauthlib==3.2.2 --hash=sha256:8139f29aac13e25d502680e9e19963e83f16838d48a0d71c287fe40e7067fbca
+opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147
+packaging==22.0 --hash=sha256:957e2148ba0e1a3b282772e791ef1d8083648bc131c8ab0c1feba110ce1146c3
+protobuf==3.19.6 --hash=sha256:14082457dc02be946f60b15aad35e9f5c69e738f80ebbc0900a19bc83734a5a4 --hash=sha256:7a552af4dc34793803f4e735aabe97ffc45962dfd3a237bdde242bff5a3de684
+pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d
+pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74
+requests==2.28.1 --hash=sha256:8fefa2a1a1365bf5520aac41836fbee479da67864514bdb821f31ce07ce65349
+requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5
+rsa==4.9 --hash=sha256:90260d9058e514786967344d0ef75fa8727eed8a7d2e43ce9f4bcf1b536174f7
+setuptools==65.6.3 --hash=sha256:57f6f22bde4e042978bcd50176fdb381d7c21a9efa4041202288d3737a0c6a54
+six==1.16.0 --hash=sha256:8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254
+tensorboard==2.9.1 --hash=sha256:baa727f791776f9e5841d347127720ceed4bbd59c36b40604b95fb2ae6029276
+tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7 --hash=sha256:d8237580755e58eff68d1f3abefb5b1e39ae5c8b127cc40920f9c4fb33f4b98a
+tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe
+tensorflow==2.9.3 --hash=sha256:437d0044d6a9537ffd0ded41c9a87a6ee80d4cde9232c616c61727bba28cbe9f
+tensorflow-estimator==2.9.0 --hash=sha256:e9762bb302f51bc1eb2f35d19f0190a6a2d809d754d5def788c4328fe3746744
+tensorflow-io-gcs-filesystem==0.29.0 --hash=sha256:630372fe2f1c05b57c4ad0c9050b570bc67e474ec513cf046832f8889002fab7
+termcolor==2.1.1 --hash=sha256:fa852e957f97252205e105dd55bbc23b419a70fec0085708fc0515e399f304fd
+typing-extensions==4.4.0 --hash=sha256:16fa4864408f655d35ec496218b85f79b3437c829e93320c7c9215ccfd92489e
+urllib3==1.26.13 --hash=sha256:47cc05d99aaa09c9e72ed5809b60e7ba354e64b59c9c173ac3018642d8bb41fc
+werkzeug==2.2.2 --hash=sha256:f979ab81f58d7318e064e99c4506445d60135ac5cd2e177a2de0089bfd4c9bd5
+wheel==0.38.4 --hash=sha256:b60533f3f5d530e971d6737ca6d58681ee434818fab630c83a734bb10c083ce8
+wrapt==1.14.1 --hash=sha256:ef3f72c9666bba2bab70d2a8b79f2c6d2c1a42a7f7e2b0ec83bb2f9e383950af
+zipp==3.11.0 --hash=sha256:83a28fcb75844b5c0cdaf5aa4003c2d728c77e05f5aeabe8e95e56727005fbaa
+nvidia-cuda-runtime-cu11==11.8.89 --hash=sha256:92d04069a987e1fbc9213f8376d265df0f7bb42617d44f5eda1f496acea7f2d1 --hash=sha256:f587bd726eb2f7612cf77ce38a2c1e65cf23251ff49437f6161ce0d647f64f7c
+nvidia-cublas-cu11==11.11.3.6 --hash=sha256:39fb40e8f486dd8a2ddb8fdeefe1d5b28f5b99df01c87ab3676f057a74a5a6f3 --hash=sha256:60252822adea5d0b10cd990a7dc7bedf7435f30ae40083c7a624a85a43225abc
+nvidia-cufft-cu11==10.9.0.58 --hash=sha256:222f9da70c80384632fd6035e4c3f16762d64ea7a843829cb278f98b3cb7dd81 --hash=sha256:e21037259995243cc370dd63c430d77ae9280bedb68d5b5a18226bfc92e5d748
+nvidia-curand-cu11==10.3.0.86 --hash=sha256:ac439548c88580269a1eb6aeb602a5aed32f0dbb20809a31d9ed7d01d77f6bf5 --hash=sha256:cd4cffbf78bb06580206b4814d5dc696d1161c902aae37b2bba00056832379e6
+nvidia-cusolver-cu11==11.4.1.48 --hash=sha256:ca538f545645b7e6629140786d3127fe067b3d5a085bd794cde5bfe877c8926f --hash=sha256:ea9fb1ad8c644ca9ed55af13cc39af3b7ba4c3eb5aef18471fe1fe77d94383cb
+nvidia-cusparse-cu11==11.7.5.86 --hash=sha256:4ae709fe78d3f23f60acaba8c54b8ad556cf16ca486e0cc1aa92dca7555d2d2b --hash=sha256:8d7cf1628fd8d462b5d2ba6678fae34733a48ecb80495b9c68672ec6a6dde5ef
+nvidia-cuda-cupti-cu11==11.8.87 --hash=sha256:0e50c707df56c75a2c0703dc6b886f3c97a22f37d6f63839f75b7418ba672a8d --hash=sha256:4191a17913a706b5098681280cd089cd7d8d3df209a6f5cb79384974a96d24f2
+nvidia-cudnn-cu11==8.6.0.163 --hash=sha256:add207b5fb149cfa02919b8f413364ff4ed348a202f6ae3d7922ae5303fa38a3
 EOF
       ;;
     3.9)
       cat <<'EOF'
-absl-py==1.3.0
-astunparse==1.6.3
-cachetools==5.2.0
-certifi==2022.12.7
-charset-normalizer==2.1.1
-flatbuffers==1.12
-gast==0.4.0
-google-auth==2.15.0
-google-auth-oauthlib==0.4.6
-google-pasta==0.2.0
-grpcio==1.51.1
-h5py==3.7.0
-idna==3.4
-importlib-metadata==6.0.0
-keras==2.9.0
-keras-preprocessing==1.1.2
-libclang==14.0.6
-markdown==3.4.1
-markupsafe==2.1.1
-numpy==1.24.1
-oauthlib==3.2.2
-opt-einsum==3.3.0
-packaging==22.0
-protobuf==3.19.6
-pyasn1==0.4.8
-pyasn1-modules==0.2.8
-requests==2.28.1
-requests-oauthlib==1.3.1
-rsa==4.9
-setuptools==65.6.3
-six==1.16.0
-tensorboard==2.9.1
-tensorboard-data-server==0.6.1
-tensorboard-plugin-wit==1.8.1
-tensorflow==2.9.3
-tensorflow-estimator==2.9.0
-tensorflow-io-gcs-filesystem==0.29.0
-termcolor==2.1.1
-typing-extensions==4.4.0
-urllib3==1.26.13
-werkzeug==2.2.2
-wheel==0.38.4
-wrapt==1.14.1
-zipp==3.11.0
-nvidia-cuda-runtime-cu11==11.8.89
-nvidia-cublas-cu11==11.11.3.6
-nvidia-cufft-cu11==10.9.0.58
-nvidia-curand-cu11==10.3.0.86
-nvidia-cusolver-cu11==11.4.1.48
-nvidia-cusparse-cu11==11.7.5.86
-nvidia-cuda-cupti-cu11==11.8.87
-nvidia-cudnn-cu11==8.6.0.163
+pip==23.0.1 --hash=sha256:236bcb61156d76c4b8a05821b988c7b8c35bf0da28a4b614e8d6ab5212c25c6f
+absl-py==1.3.0 --hash=sha256:34995df9bd7a09b3b8749e230408f5a2a2dd7a68a0d33c12a3d0cb15a041a507
+astunparse==1.6.3 --hash=sha256:c2652417f2c8b5bb325c885ae329bdf3f86424075c4fd1a128674bc6fba4b8e8
+cachetools==5.2.0 --hash=sha256:f9f17d2aec496a9aa6b76f53e3b614c965223c061982d434d160f930c698a9db
+certifi==2022.12.7 --hash=sha256:4ad3232f5e926d6718ec31cfc1fcadfde020920e278684144551c91769c7bc18
+charset-normalizer==2.1.1 --hash=sha256:83e9a75d1911279afd89352c68b45348559d1fc0506b054b346651b5e7fee29f
+flatbuffers==1.12 --hash=sha256:9e9ef47fa92625c4721036e7c4124182668dc6021d9e7c73704edd395648deb9
+gast==0.4.0 --hash=sha256:b7adcdd5adbebf1adf17378da5ba3f543684dbec47b1cda1f3997e573cd542c4
+google-auth==2.15.0 --hash=sha256:6897b93556d8d807ad70701bb89f000183aea366ca7ed94680828b37437a4994
+google-auth-oauthlib==0.4.6 --hash=sha256:3f2a6e802eebbb6fb736a370fbf3b055edcb6b52878bf2f26330b5e041316c73
+google-pasta==0.2.0 --hash=sha256:b32482794a366b5366a32c92a9a9201b107821889935a02b3e51f6b432ea84ed
+grpcio==1.51.1 --hash=sha256:97d67983189e2e45550eac194d6234fc38b8c3b5396c153821f2d906ed46e0ce
+h5py==3.7.0 --hash=sha256:ed43e2cc4f511756fd664fb45d6b66c3cbed4e3bd0f70e29c37809b2ae013c44
+idna==3.4 --hash=sha256:90b77e79eaa3eba6de819a0c442c0b4ceefc341a7a2ab77d7562bf49f425c5c2
+importlib-metadata==6.0.0 --hash=sha256:7efb448ec9a5e313a57655d35aa54cd3e01b7e1fbcf72dce1bf06119420f5bad
+keras==2.9.0 --hash=sha256:55911256f89cfc9343c9fbe4b61ec45a2d33d89729cbe1ab9dcacf8b07b8b6ab
+keras-preprocessing==1.1.2 --hash=sha256:7b82029b130ff61cc99b55f3bd27427df4838576838c5b2f65940e4fcec99a7b
+libclang==14.0.6 --hash=sha256:206d2789e4450a37d054e63b70451a6fc1873466397443fa13de2b3d4adb2796 --hash=sha256:e429853939423f276a25140b0b702442d7da9a09e001c05e48df888336947614
+markdown==3.4.1 --hash=sha256:08fb8465cffd03d10b9dd34a5c3fea908e20391a2a90b88d66362cb05beed186
+markupsafe==2.1.1 --hash=sha256:56442863ed2b06d19c37f94d999035e15ee982988920e12a5b4ba29b62ad1f77
+numpy==1.24.1 --hash=sha256:ef85cf1f693c88c1fd229ccd1055570cb41cdf4875873b7728b6301f12cd05bf
+oauthlib==3.2.2 --hash=sha256:8139f29aac13e25d502680e9e19963e83f16838d48a0d71c287fe40e7067fbca
+opt-einsum==3.3.0 --hash=sha256:2455e59e3947d3c275477df7f5205b30635e266fe6dc300e3d9f9646bfcea147
+packaging==22.0 --hash=sha256:957e2148ba0e1a3b282772e791ef1d8083648bc131c8ab0c1feba110ce1146c3
+protobuf==3.19.6 --hash=sha256:14082457dc02be946f60b15aad35e9f5c69e738f80ebbc0900a19bc83734a5a4 --hash=sha256:878b4cd080a21ddda6ac6d1e163403ec6eea2e206cf225982ae04567d39be7b0
+pyasn1==0.4.8 --hash=sha256:39c7e2ec30515947ff4e87fb6f456dfc6e84857d34be479c9d4a4ba4bf46aa5d
+pyasn1-modules==0.2.8 --hash=sha256:a50b808ffeb97cb3601dd25981f6b016cbb3d31fbf57a8b8a87428e6158d0c74
+requests==2.28.1 --hash=sha256:8fefa2a1a1365bf5520aac41836fbee479da67864514bdb821f31ce07ce65349
+requests-oauthlib==1.3.1 --hash=sha256:2577c501a2fb8d05a304c09d090d6e47c306fef15809d102b327cf8364bddab5
+rsa==4.9 --hash=sha256:90260d9058e514786967344d0ef75fa8727eed8a7d2e43ce9f4bcf1b536174f7
+setuptools==65.6.3 --hash=sha256:57f6f22bde4e042978bcd50176fdb381d7c21a9efa4041202288d3737a0c6a54
+six==1.16.0 --hash=sha256:8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254
+tensorboard==2.9.1 --hash=sha256:baa727f791776f9e5841d347127720ceed4bbd59c36b40604b95fb2ae6029276
+tensorboard-data-server==0.6.1 --hash=sha256:809fe9887682d35c1f7d1f54f0f40f98bb1f771b14265b453ca051e2ce58fca7 --hash=sha256:d8237580755e58eff68d1f3abefb5b1e39ae5c8b127cc40920f9c4fb33f4b98a
+tensorboard-plugin-wit==1.8.1 --hash=sha256:ff26bdd583d155aa951ee3b152b3d0cffae8005dc697f72b44a8e8c2a77a8cbe
+tensorflow==2.9.3 --hash=sha256:95800a95285c9e522324aa77917584cf95a46b1186894783e126d73bb4e0e057
+tensorflow-estimator==2.9.0 --hash=sha256:e9762bb302f51bc1eb2f35d19f0190a6a2d809d754d5def788c4328fe3746744
+tensorflow-io-gcs-filesystem==0.29.0 --hash=sha256:8543e14b2f32771e7a7eca7a3d34a8fbdf1f4e9ae7d346bcacff011f43c693cb
+termcolor==2.1.1 --hash=sha256:fa852e957f97252205e105dd55bbc23b419a70fec0085708fc0515e399f304fd
+typing-extensions==4.4.0 --hash=sha256:16fa4864408f655d35ec496218b85f79b3437c829e93320c7c9215ccfd92489e
+urllib3==1.26.13 --hash=sha256:47cc05d99aaa09c9e72ed5809b60e7ba354e64b59c9c173ac3018642d8bb41fc
+werkzeug==2.2.2 --hash=sha256:f979ab81f58d7318e064e99c4506445d60135ac5cd2e177a2de0089bfd4c9bd5
+wheel==0.38.4 --hash=sha256:b60533f3f5d530e971d6737ca6d58681ee434818fab630c83a734bb10c083ce8
+wrapt==1.14.1 --hash=sha256:40e7bc81c9e2b2734ea4bc1aceb8a8f0ceaac7c5299bc5d69e37c44d9081d43b
+zipp==3.11.0 --hash=sha256:83a28fcb75844b5c0cdaf5aa4003c2d728c77e05f5aeabe8e95e56727005fbaa
+nvidia-cuda-runtime-cu11==11.8.89 --hash=sha256:92d04069a987e1fbc9213f8376d265df0f7bb42617d44f5eda1f496acea7f2d1 --hash=sha256:f587bd726eb2f7612cf77ce38a2c1e65cf23251ff49437f6161ce0d647f64f7c
+nvidia-cublas-cu11==11.11.3.6 --hash=sha256:39fb40e8f486dd8a2ddb8fdeefe1d5b28f5b99df01c87ab3676f057a74a5a6f3 --hash=sha256:60252822adea5d0b10cd990a7dc7bedf7435f30ae40083c7a624a85a43225abc
+nvidia-cufft-cu11==10.9.0.58 --hash=sha256:222f9da70c80384632fd6035e4c3f16762d64ea7a843829cb278f98b3cb7dd81 --hash=sha256:e21037259995243cc370dd63c430d77ae9280bedb68d5b5a18226bfc92e5d748
+nvidia-curand-cu11==10.3.0.86 --hash=sha256:ac439548c88580269a1eb6aeb602a5aed32f0dbb20809a31d9ed7d01d77f6bf5 --hash=sha256:cd4cffbf78bb06580206b4814d5dc696d1161c902aae37b2bba00056832379e6
+nvidia-cusolver-cu11==11.4.1.48 --hash=sha256:ca538f545645b7e6629140786d3127fe067b3d5a085bd794cde5bfe877c8926f --hash=sha256:ea9fb1ad8c644ca9ed55af13cc39af3b7ba4c3eb5aef18471fe1fe77d94383cb
+nvidia-cusparse-cu11==11.7.5.86 --hash=sha256:4ae709fe78d3f23f60acaba8c54b8ad556cf16ca486e0cc1aa92dca7555d2d2b --hash=sha256:8d7cf1628fd8d462b5d2ba6678fae34733a48ecb80495b9c68672ec6a6dde5ef
+nvidia-cuda-cupti-cu11==11.8.87 --hash=sha256:0e50c707df56c75a2c0703dc6b886f3c97a22f37d6f63839f75b7418ba672a8d --hash=sha256:4191a17913a706b5098681280cd089cd7d8d3df209a6f5cb79384974a96d24f2
+nvidia-cudnn-cu11==8.6.0.163 --hash=sha256:add207b5fb149cfa02919b8f413364ff4ed348a202f6ae3d7922ae5303fa38a3
 EOF
       ;;
     *) die "no pin set for Python $PY: $TFENV_ENV was tested with Python 3.8, 3.9" ;;
@@ -284,8 +286,30 @@ activation_block() {
     "$MARK_END"
 }
 
-normalize_pins() {  # name==version with pip's name normalization, sorted
-  awk -F'==' 'NF == 2 { n = tolower($1); gsub(/[-_.]+/, "-", n); print n "==" $2 }' | LC_ALL=C sort -u
+normalize_pins() {  # name==version with pip's name normalization, sorted (a pin's --hash options dropped)
+  awk '{ split($1, p, "=="); if (p[2] == "") next; n = tolower(p[1]); gsub(/[-_.]+/, "-", n); print n "==" p[2] }' \
+    | LC_ALL=C sort -u
+}
+
+hash_mismatch() {  # hash_mismatch LOG: one line for pip's refusal of a file that is not the locked one
+  awk '/DO NOT MATCH THE HASHES/ { found = 1; next }
+    found && $1 ~ /==/ {
+      split($1, p, "=="); url = ($2 == "from") ? $3 : ""; sub(/#.*/, "", url)
+      host = url; sub(/^[a-z+]+:\/\//, "", host); sub(/\/.*/, "", host); sub(/^.*@/, "", host)
+      printf "%s %s from %s is not the file the lock names (its sha256 differs): a mirror or proxy changed it, and nothing was installed. Use another index (PIP_INDEX_URL) and tell whoever runs this one\n", p[1], p[2], (host != "" ? host : "the index")
+      exit
+    }' "$1"
+}
+
+pip_install() {  # pip_install REQUIREMENTS: the hashed pins, or die with one line (cleanup removes a venv this run made)
+  local log mismatch
+  log=$(mktemp); TMP_FILES+=("$log")
+  if "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps --require-hashes -r "$1" 2>&1 | tee "$log"; then
+    return 0
+  fi
+  mismatch=$(hash_mismatch "$log")
+  [ -z "$mismatch" ] || die "$mismatch"
+  die "pip could not install the pinned packages: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
 }
 
 missing_pins() {
@@ -446,15 +470,14 @@ install_packages() {
     return 0
   fi
   say "installing $(printf '%s\n' "$missing" | wc -l) pinned package(s) into $VENV"
-  if printf '%s\n' "$missing" | grep -q '^pip=='; then
-    "$VENV/bin/python" -m pip install --disable-pip-version-check "pip==$PIP_VERSION" \
-      || die "cannot install pip $PIP_VERSION: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
-  fi
   reqs=$(mktemp); TMP_FILES+=("$reqs")
+  if printf '%s\n' "$missing" | grep -q '^pip=='; then
+    requirements | grep '^pip==' > "$reqs"
+    pip_install "$reqs"  # pip $PIP_VERSION first: the venv's own pip may be too old for the wheels
+  fi
   requirements > "$reqs"
   # --no-deps: the pin set is complete (it was resolved and tested as a whole); pip must not pick today's numpy.
-  "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps -r "$reqs" \
-    || die "pip could not install the pinned packages: check the network (PIP_INDEX_URL, PIP_CERT for a TLS proxy), then run again"
+  pip_install "$reqs"
   "$VENV/bin/python" -m pip check >/dev/null \
     || warn "pip check reports inconsistencies ('$VENV/bin/python -m pip check' shows them)"
   changed "installed the pinned packages"
@@ -590,8 +613,8 @@ dry_run() {
   echo "would check: /etc/os-release is $DISTRO, python$PY has the venv module"
   echo "would run, if python$PY or its venv module is missing: as root: apt-get install -y --no-install-recommends python$PY python$PY-venv"
   echo "would run, if $VENV is missing: python$PY -m venv $VENV"
-  echo "would run, if a pin is missing: $VENV/bin/python -m pip install pip==$PIP_VERSION"
-  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps -r REQUIREMENTS, where REQUIREMENTS is:"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps --require-hashes pip==$PIP_VERSION (with its hash)"
+  echo "would run, if a pin is missing: $VENV/bin/python -m pip install --no-deps --require-hashes -r REQUIREMENTS, where REQUIREMENTS is:"
   requirements | sed 's/^/    /'
   for spec in ${LINKS[@]+"${LINKS[@]}"}; do
     echo "would link: $VENV/lib/tfenv/${spec%%:*} -> ${spec#*:} (from the CUDA library folders)"

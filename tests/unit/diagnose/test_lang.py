@@ -9,13 +9,14 @@ import textwrap
 import zipfile
 
 import pytest
+import yaml
 
-from builder import doctor
+from builder import diagnose, doctor
 from builder.diagnose import i18n
 from builder.matrix.facts import facts_from_matrix
 from tests.fakes import hosts
 from tests.fakes.windows_ui import no_ui_language, ui_language
-from tests.helpers import matrix, tfenv
+from tests.helpers import ROOT, UNIT, matrix, tfenv
 from tests.unit.doctor.test_doctor_cli import _python, standalone  # noqa: F401  (the fixture)
 
 CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")  # CJK characters and full-width punctuation
@@ -123,3 +124,42 @@ def test_standalone_carries_the_catalogue_and_speaks_chinese_on_python36(standal
     assert out.startswith("tfenv doctor：tf22（TensorFlow 2.2.3") and CJK.search(out.splitlines()[-1])
     bad = subprocess.run([python, "-S", "-I", str(standalone), "--lang", "fr"], capture_output=True, text=True)
     assert bad.returncode == 2 and "invalid choice: 'fr'" in bad.stderr
+
+
+README_ZH = ROOT / "README.zh-CN.md"
+
+
+def _blocks(text, kind=None):
+    """The fenced code blocks of a Markdown text ((language, body) pairs), of one language when given."""
+    found = re.findall(r"^```(\w*)\n(.*?)^```$", text, re.M | re.S)
+    return [(lang, body) for lang, body in found if kind is None or lang == kind]
+
+
+def test_readme_zh_cn_is_linked_and_keeps_the_commands():
+    readme, zh = (ROOT / "README.md").read_text(encoding="utf-8"), README_ZH.read_text(encoding="utf-8")
+    assert "(README.zh-CN.md)" in "\n".join(readme.splitlines()[:5])
+    commands = [line for lang, body in _blocks(zh) if lang != "text" for line in body.splitlines()]
+    assert len(commands) > 10
+    assert [c for c in commands if c not in readme] == []  # the same commands, comments and all
+    for heading in ("## 快速开始", "## Windows 不用 Docker：WSL2", "## 原生 Windows", "## 解释错误日志：tfenv explain"):
+        assert heading in zh
+
+
+@pytest.mark.parametrize("kind", ["windows", "wsl"])
+def test_readme_zh_cn_exit_codes_are_the_scripts(kind):
+    from builder.render import dockerfiles
+
+    zh = README_ZH.read_text(encoding="utf-8")
+    table = zh.split(f"<!-- exit codes of {kind}/ENV/setup.ps1 -->", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r"^\| (\d+) \| (.+) \|$", table, re.M)
+    assert [code for code, _ in rows] == [str(r["code"]) for r in dockerfiles.exit_codes(kind)]
+    assert all(CJK.search(meaning) for _, meaning in rows)
+
+
+def test_readme_zh_cn_example_is_what_explain_prints(facts):
+    """The example answer in README.zh-CN.md is today's output for that log (tensorflow/tensorflow#42354)."""
+    case = yaml.safe_load((UNIT / "explain_corpus" / "035-win-tf23-cudart64-101-1050ti.yaml").read_text("utf-8"))
+    with i18n.using("zh-CN"):
+        printed = diagnose.format_text(diagnose.explain(case["log"], facts))
+    [(_, example)] = _blocks(README_ZH.read_text(encoding="utf-8"), "text")
+    assert example == printed

@@ -119,7 +119,8 @@ def test_rootfs_tar_leaves_dev_and_proc_empty(tmp_path):
 
 def test_debootstrap_command_uses_its_own_default_mirror_unless_given(tmp_path):
     cmd = base.debootstrap_command("debootstrap", "bullseye", tmp_path, None)
-    assert cmd == ["debootstrap", "--variant=minbase", "--components=main,contrib,non-free", "bullseye", str(tmp_path)]
+    assert cmd == ["debootstrap", "--variant=minbase", "--components=main,contrib,non-free",
+                   f"--keyring={base.KEYRING}", "bullseye", str(tmp_path)]
     assert base.debootstrap_command("d", "bullseye", tmp_path, "http://mirror.example.org/debian")[-1] == (
         "http://mirror.example.org/debian")
 

@@ -13,6 +13,7 @@ import pytest
 
 from builder.matrix import tags
 from builder.project import config, devcontainer, image, resolve
+from builder.render import lock as env_lock
 from tests.helpers import ROOT, tfenv
 
 SCHEMA = ROOT / "tests" / "unit" / "schemas" / "devcontainers" / "devContainer.base.schema.json"
@@ -113,6 +114,11 @@ def test_project_commands_outside_a_project_say_what_to_do(tmp_path):
 # --- tfenv.lock -----------------------------------------------------------------------------------
 
 
+def hashed(*pairs):
+    """Pins as tfenv.lock holds them: each with a sha256 (a placeholder digest; these tests build nothing)."""
+    return [env_lock.Pin(n, v, (f"{i:064x}",)) for i, (n, v) in enumerate(pairs)]
+
+
 def project(tmp_path, m, reqs="pandas==2.0.3\n", jupyter=True, apt="[]"):
     (tmp_path / "requirements.txt").write_text(reqs, encoding="utf-8")
     return config.load(write(tmp_path, f"environment: tf29\nos: debian11\nrequirements: requirements.txt\n"
@@ -123,7 +129,7 @@ def test_lock_round_trip_and_staleness(tmp_path, m):
     p = project(tmp_path, m)
     target = p.target(m)
     inputs = resolve.inputs_digest(p, target, m)
-    p.lock_path.write_text(resolve.lock_text(p, target, inputs, [("pandas", "2.0.3"), ("pytz", "2024.1")],
+    p.lock_path.write_text(resolve.lock_text(p, target, inputs, hashed(("pandas", "2.0.3"), ("pytz", "2024.1")),
                                              ["tensorflow-gpu==2.9.1: tf29 provides 2.9.3"]), encoding="utf-8")
     lock = resolve.current_lock(p, target, m)
     assert lock.requirements() == ["pandas==2.0.3", "pytz==2024.1"] and lock.inputs == inputs
@@ -154,16 +160,16 @@ def test_a_git_pin_reads_back_only_with_a_full_commit(tmp_path, m):
     p.lock_path.write_text(f"# inputs: x\nmylib @ git+https://git.example.org/o/mylib@{commit}\n", encoding="utf-8")
     assert resolve.read_lock(p.lock_path).requirements() == [f"mylib @ git+https://git.example.org/o/mylib@{commit}"]
     p.lock_path.write_text("# inputs: x\nmylib @ git+https://git.example.org/o/mylib@main\n", encoding="utf-8")
-    with pytest.raises(resolve.ResolveFailed, match="expected 'name==version'"):
+    with pytest.raises(resolve.ResolveFailed, match="expected 'name==version --hash"):
         resolve.read_lock(p.lock_path)
 
 
 def test_lock_digest_follows_content_and_apt(tmp_path, m):
     p = project(tmp_path, m)
     target = p.target(m)
-    a = resolve.lock_text(p, target, "x", [("pandas", "2.0.3")])
+    a = resolve.lock_text(p, target, "x", hashed(("pandas", "2.0.3")))
     with_apt = project(tmp_path, m, apt="[graphviz]")
-    b = resolve.lock_text(with_apt, target, "x", [("pandas", "2.0.3")])
+    b = resolve.lock_text(with_apt, target, "x", hashed(("pandas", "2.0.3")))
     assert "# apt: graphviz" in b and a != b
 
 
@@ -171,8 +177,17 @@ def test_lock_digest_follows_content_and_apt(tmp_path, m):
 def test_a_broken_lock_line_is_one_line(tmp_path, m, line):
     p = project(tmp_path, m)
     p.lock_path.write_text(f"# inputs: x\n{line}\n", encoding="utf-8")
-    with pytest.raises(resolve.ResolveFailed, match=r"^tfenv.lock:2: expected 'name==version', got "):
+    broken = r"^tfenv.lock(:2: expected 'name==version|: .* is no 'name==version')"
+    with pytest.raises(resolve.ResolveFailed, match=broken):
         resolve.read_lock(p.lock_path)
+
+
+def test_a_lock_without_hashes_is_refused_with_what_to_do(tmp_path, m):
+    p = project(tmp_path, m)
+    p.lock_path.write_text("# inputs: x\npandas==2.0.3\n", encoding="utf-8")
+    with pytest.raises(resolve.ResolveFailed, match=r"pandas==2.0.3 has no --hash .*run `tfenv lock`"):
+        resolve.read_lock(p.lock_path)
+    assert resolve.current_lock(p, p.target(m), m) is None  # so a build resolves it again, with hashes
 
 
 # --- names, Dockerfile, devcontainer ------------------------------------------------------------------
@@ -192,7 +207,7 @@ def test_project_names_follow_dockers_reference_grammar(m, folder, name):
 def described(tmp_path, m, pins=(("pandas", "2.0.3"),), apt="[]"):
     p = project(tmp_path, m, apt=apt)
     target = p.target(m)
-    p.lock_path.write_text(resolve.lock_text(p, target, resolve.inputs_digest(p, target, m), list(pins)),
+    p.lock_path.write_text(resolve.lock_text(p, target, resolve.inputs_digest(p, target, m), hashed(*pins)),
                            encoding="utf-8")
     return p, image.describe(p, m, resolve.read_lock(p.lock_path))
 
@@ -204,7 +219,9 @@ def test_project_image_is_from_the_environments_jupyter_stage_and_labelled(tmp_p
     assert text.count("FROM ${TFENV_BASE}") == 2 and "ARG TFENV_BASE=tfenv/tensorflow:tf29-debian11-jupyter\n" in text
     # the install layers do not depend on the Dockerfile itself: only the certificate reaches them
     assert "FROM ${TFENV_BASE}\nUSER 0\nCOPY --from=ca /tmp/ca/ /tmp/tfenv-project/\n" in text
-    assert "pip install --no-cache-dir --no-deps \\\n      pandas==2.0.3 \\\n && pip check" in text
+    assert f"      'pandas==2.0.3 --hash=sha256:{0:064x}' \\\n" in text
+    install = "pip install --no-cache-dir --no-deps --require-hashes -r /tmp/tfenv-project/tfenv.lock"
+    assert f"{install} \\\n && pip check" in text
     assert f'io.tfenv.project-lock="{img.lock.digest}"' in text and 'io.tfenv.project="' in text
     assert text.rstrip().endswith("WORKDIR /workspace\nUSER 1000")
     assert "apt-get" not in text

@@ -115,7 +115,9 @@ def test_rendered_pins_paths_and_names_match_the_matrix(m, name):
     stack = env.cuda.windows
     # exactly the Windows lock, then the NVIDIA wheels at the matrix's pins
     lock_pins = windows.read_lock(m, env).requirements()
-    assert _ps_array(text, "Requirements") == lock_pins + [f"{n}=={v}" for n, v in stack.pip.items()]
+    requirements = _ps_array(text, "Requirements")
+    assert [r.split()[0] for r in requirements] == lock_pins + [f"{n}=={v}" for n, v in stack.pip.items()]
+    assert all(re.fullmatch(r"\S+==\S+( --hash=sha256:[0-9a-f]{64})+", r) for r in requirements)  # --require-hashes
     assert windows.lock_path(m, env).name == f"{name}-win-py{windows.python_for(m, env)}.txt"
     assert f"$PythonLine = '{windows.python_for(m, env)}'" in text
     assert f"$MinimumDriver = [version]'{env.cuda.driver_min['windows']}'" in text
@@ -166,7 +168,7 @@ def test_script_surface(m):
         assert "\"tfenv\\$EnvName\"" in text and "$env:LOCALAPPDATA" in text
         examples = re.findall(r"^    (powershell .*)$", text, re.M)
         assert examples and all(e.startswith("powershell -NoProfile -ExecutionPolicy Bypass -File ") for e in examples)
-        assert "'--no-deps', '-r'" in text and "PIP_INDEX_URL" in text
+        assert "'--no-deps', '--require-hashes'" in text and "PIP_INDEX_URL" in text
         calls = re.findall(r"^ +Invoke-WebRequest .*", text, re.M)
         assert all("-UseBasicParsing" in c for c in calls) and bool(calls) == (name == "tf24")
         assert ("'--continue-at', '-'" in text) == (name == "tf24")  # curl.exe resumes the 2.5 GB installer
@@ -519,8 +521,9 @@ def test_show_names_the_windows_route():
 def test_render_check_finds_windows_drift_and_stale_scripts(checkout_copy):
     path = checkout_copy / "matrix.yaml"
     text = path.read_text(encoding="utf-8")
-    assert text.count('nvidia-cudnn-cu11: "8.9.4.25"') == 1
-    path.write_text(text.replace('nvidia-cudnn-cu11: "8.9.4.25"', 'nvidia-cudnn-cu11: "8.9.5.29"'), encoding="utf-8")
+    driver = 'windows: "461.33"'  # CUDA 11.2's Windows driver minimum (a wheel pin would need a new lock)
+    assert text.count(driver) == 1
+    path.write_text(text.replace(driver, 'windows: "461.40"'), encoding="utf-8")
     (checkout_copy / "windows" / "tf21").mkdir()
     (checkout_copy / "windows" / "tf21" / "setup.ps1").write_text("stale\n", encoding="utf-8")
     problems = generated.check(windows.render_all(validate.load(path)), checkout_copy, ("windows/*/*",))

@@ -60,15 +60,24 @@ def test_render_check_covers_wsl(tmp_path):
     shutil.copytree(ROOT / "wsl", copy / "wsl")
     (copy / "dockerfiles").mkdir()
     path = copy / "matrix.yaml"
-    path.write_text(path.read_text().replace('nvidia-cudnn-cu11: "8.6.0.163"        #',
-                                             'nvidia-cudnn-cu11: "8.6.0.164"        #'))
+    path.write_text(path.read_text().replace("links: [{link: libcupti.so.11.2, to: libcupti.so.11.8}]",
+                                             "links: [{link: libcupti.so.11.2, to: libcupti.so.11.9}]"))
     (copy / "wsl" / "tf21").mkdir()
     (copy / "wsl" / "tf21" / "install.sh").write_text("stale\n")
     problems = generated.check(wsl.render_all(validate.load(path)), copy, stale_globs=("wsl/*/*",))
     assert "wsl/tf29/install.sh: differs from matrix.yaml" in problems
-    assert "wsl/tf29/setup.ps1: differs from matrix.yaml" not in problems  # no wheel in the PowerShell side
+    assert "wsl/tf29/setup.ps1: differs from matrix.yaml" not in problems  # no link in the PowerShell side
     assert "wsl/tf21/install.sh: stale (no matrix entry renders it)" in problems
     assert not any(p.startswith("wsl/tf22/") for p in problems)  # CUDA 10.2 takes no wheels
+
+
+def test_a_wheel_the_wheels_lock_lacks_is_one_error_saying_to_lock(tmp_path):
+    path = tmp_path / "matrix.yaml"
+    path.write_text((ROOT / "matrix.yaml").read_text().replace('nvidia-cudnn-cu11: "8.6.0.163"        #',
+                                                               'nvidia-cudnn-cu11: "8.6.0.164"        #'))
+    missing = r"wheels-py3\.\d\.txt has no nvidia-cudnn-cu11==8\.6\.0\.164: run `tfenv lock`"
+    with pytest.raises(lock.LockError, match=missing):
+        wsl.render_all(validate.load(path))
 
 
 @pytest.mark.parametrize("env", ["tf22", "tf29"])
@@ -91,10 +100,11 @@ def _dry_run(env, distro):
 @pytest.mark.parametrize("env", ["tf29", "tf210"])
 def test_each_python_gets_its_own_lock(m, env):
     for distro, python in [("Ubuntu-20.04", "3.8"), ("Debian", "3.9")]:
-        pins = re.findall(r"^    (\S+==\S+)$", _dry_run(env, distro), re.M)
+        lines = re.findall(r"^    (\S+==\S+(?: --hash=sha256:[0-9a-f]{64})+)$", _dry_run(env, distro), re.M)
         target = m.target(env, "debian11" if python == "3.9" else "ubuntu20.04")
         wheels = [f"{n}=={v}" for n, v in m.cuda["11.2"].wsl.pip.items()]
-        assert pins == ["pip==23.0.1"] + lock.read(target).requirements() + wheels
+        assert [ln.split()[0] for ln in lines] == ["pip==23.0.1"] + lock.read(target).requirements() + wheels
+        assert lines[1:-len(wheels)] == lock.read(target).hashed()  # each pin with its lock's hashes
 
 
 def test_cuda11_takes_the_wheels_and_links_cupti():
