@@ -210,9 +210,11 @@ def ensure_lock(project: Project, m: Matrix, index_url: str | None = None, ca_ce
 
 
 def resolve(project: Project, m: Matrix, target: Target, index_url: str | None = None,
-            ca_cert: str | None = None) -> tuple[list[tuple[str, str]], list[str]]:
-    """(what the project adds to the image: name, version, sorted; the notes to show); Conflict when the
-    requirements cannot be met on the environment (every requirement that does not fit, in one line)."""
+            ca_cert: str | None = None) -> tuple[list[env_lock.Pin], list[str]]:
+    """(what the project adds to the image, with the hashes of its files, sorted; the notes to show); Conflict
+    when the requirements cannot be met on the environment (every requirement that does not fit, in one line)."""
+    from builder.core.config import toml
+
     sources = project_sources(project)
     if not sources.requirements and not sources.constraints:
         return [], list(sources.notes)
@@ -226,21 +228,30 @@ def resolve(project: Project, m: Matrix, target: Target, index_url: str | None =
             outcome = solve.solve(the_plan, request, work, m.projects.get("bounds") or [])
             added, notes = _added(outcome.pins, pins, target), the_plan.notes + outcome.notes
             pylock = solve.artifacts(added, request, work)
-            misfits = metadata.python_misfits(pylock, family.python_version(target), ca_cert)
+            misfits = metadata.python_misfits(toml().loads(pylock), family.python_version(target), ca_cert)
             if not misfits:
                 break
             request.constraints = request.constraints + [f"{n}!={v}" for n, v, _ in misfits]
             the_plan.notes += [f"{n} {v} requires Python {spec} (the image has {family.python_version(target)}): "
                                f"another release of it is taken" for n, v, spec in misfits]
-    note = solve.source_build_note(solve.source_builds(pylock), target, project.apt)
-    needs = [a for a in plan.runtime_apt(added, m.projects.get("runtime_apt") or {}) if a not in project.apt]
-    if needs:
-        notes.append(f"the image also gets apt {', '.join(needs)}: libraries its packages load but do not ship")
+    notes += _image_notes(project, m, target, pins, added, toml().loads(pylock))
+    hashed = env_lock.pins_of_pylock(pylock, "tfenv.lock") + [env_lock.Pin(n, v) for n, v in added if v[0] == "@"]
+    return sorted(hashed, key=lambda p: normalize(p.name)), notes
+
+
+def _image_notes(project: Project, m: Matrix, target: Target, pins: dict[str, str], added, pylock: dict) -> list[str]:
+    """What the user should know about the image: moved pins, source builds, apt packages it gets."""
+    notes = []
     moved = [f"{n} {v} (was {pins[normalize(n)]})" for n, v in added if normalize(n) in pins]
     if moved:
         notes.append(f"installed over {target.env.name}'s own, fitting what TensorFlow {target.env.tensorflow} and "
                      f"its packages declare: {', '.join(moved)}")
-    return sorted(added, key=lambda p: normalize(p[0])), notes + ([note] if note else [])
+    note = solve.source_build_note(solve.source_builds(pylock), target, project.apt)
+    notes += [note] if note else []
+    needs = [a for a in plan.runtime_apt(added, m.projects.get("runtime_apt") or {}) if a not in project.apt]
+    if needs:
+        notes.append(f"the image also gets apt {', '.join(needs)}: libraries its packages load but do not ship")
+    return notes
 
 
 def _added(resolved: list[tuple[str, str]], pins: dict[str, str], target: Target) -> list[tuple[str, str]]:
