@@ -148,7 +148,7 @@ def _local(plan: Plan, req: src.Requirement, target: Target, env_pins: dict[str,
         own = src.find_default(folder, packages_only=True)
         if own is not None:
             plan.notes.append(f"{text} ({req.origin}): the project itself is not installed (tfenv run mounts it at "
-                              f"/workspace); its requirements from {own.name} are")
+                              f"/workspace); the requirements its {own.name} names are locked instead")
             for inner in src.read(own, root).requirements:
                 _take(plan, inner, target, env_pins, data, markers, root, constraint=False)
             return
