@@ -47,14 +47,19 @@ NOISE = [
 ]
 
 
-def make_log(mb: int, seed: int = 1) -> str:
+def make_log(mb: int, seed: int = 1, distinct: bool = False) -> str:
+    """distinct: every noise line made unique (a step counter), as in a long run whose progress lines all differ;
+    the parser's search in distinct lines then saves little."""
     rng = random.Random(seed)
     real = []
     for path in sorted((ROOT / "tests" / "unit" / "explain_corpus").glob("[0-9]*.yaml")):
         real += yaml.safe_load(path.read_text(encoding="utf-8"))["log"].splitlines()
     lines, size = [], 0
     while size < mb * 1_000_000:
-        line = rng.choice(NOISE) if rng.random() < 0.8 else rng.choice(real)
+        noise = rng.random() < 0.8
+        line = rng.choice(NOISE) if noise else rng.choice(real)
+        if distinct and noise:  # a real run's progress and INFO lines differ; its warnings repeat as they are
+            line = f"{line} step {len(lines)}"
         lines.append(line)
         size += len(line) + 1
     lines.append("2022-06-09 15:50:37.711160: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could "
@@ -63,18 +68,25 @@ def make_log(mb: int, seed: int = 1) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _timed(text: str, facts: dict, runs: int):
+    """Wall and CPU seconds of each diagnosis run, and the last result."""
+    wall, cpu = [], []
+    for _ in range(runs):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        result = diagnose.explain(text, facts)
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return wall, cpu, result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=10)
     args = parser.parse_args()
     text = make_log(args.mb)
     facts = facts_from_matrix(validate.load())
-    core, cpu = [], []
-    for _ in range(5):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        result = diagnose.explain(text, facts)
-        core.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
+    core, cpu, result = _timed(text, facts, 5)
+    _, distinct_cpu, _ = _timed(make_log(args.mb, distinct=True), facts, 3)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.log"
         path.write_text(text, encoding="utf-8")
@@ -88,6 +100,7 @@ def main() -> int:
         "core_median_s": round(statistics.median(core), 3),
         "core_runs_s": [round(t, 3) for t in core],
         "core_cpu_median_s": round(statistics.median(cpu), 3),  # what a busy shared machine cannot inflate
+        "distinct_lines_core_cpu_median_s": round(statistics.median(distinct_cpu), 3),
         "cli_s": round(cli_s, 3),
         "cli_rc": cli.returncode,
         "findings": [f.id for f in result.findings],
@@ -97,7 +110,8 @@ def main() -> int:
     }
     # CPU time is the cost of the work; wall time adds whatever else the (shared) machine runs meanwhile.
     out["load_average_1min"] = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
-    out["pass"] = out["core_cpu_median_s"] < out["target_s"] and cli.returncode == 0
+    out["pass"] = (max(out["core_cpu_median_s"], out["distinct_lines_core_cpu_median_s"]) < out["target_s"]
+                   and cli.returncode == 0)
     results = ROOT / "benchmarks" / "results"
     results.mkdir(exist_ok=True)
     (results / "explain.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")

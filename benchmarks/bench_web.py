@@ -68,6 +68,8 @@ def main() -> int:
         "site": size,
         "runs": args.runs,
         "ready_s_median": round(statistics.median(r["ready_ms"] for r in runs) / 1000, 2),
+        "worker_pyodide_s_median": round(statistics.median(r["worker_runtime_ms"] for r in runs) / 1000, 2),
+        "worker_ready_s_median": round(statistics.median(r["worker_boot_ms"] for r in runs) / 1000, 2),
         "first_answer_s_median": round(statistics.median(r["first_answer_ms"] for r in runs) / 1000, 2),
         "first_answer_s_max": round(max(r["first_answer_ms"] for r in runs) / 1000, 2),
         "explain_ms_median": round(statistics.median(explains), 1),

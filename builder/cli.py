@@ -123,9 +123,8 @@ def main(argv=None):
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("tfenv: interrupted", err=True)
         code = exitcodes.interrupted_code()
-    except click.ClickException as exc:
-        exc.show()
-        code = exc.exit_code
+    except click.ClickException as exc:  # usage errors (unknown option, missing argument, bad choice) too
+        code = _click_error(exc)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except SystemExit as exc:  # commands that sys.exit() with their container's status
@@ -137,17 +136,50 @@ def main(argv=None):
         click.echo("tfenv: error: out of memory", err=True)
         code = exitcodes.BAD_INPUT
     except Exception as exc:  # a bug: one line (70), the traceback only when asked for
-        if debug:
-            import traceback
-
-            traceback.print_exc()
-        detail = _one_line(f"{type(exc).__name__}: {exc}")
-        click.echo(f"tfenv: internal error: {detail} (run with --debug for the traceback)", err=True)
-        code = exitcodes.INTERNAL
+        lost = _lost_daemon(exc)
+        if lost is not None:
+            click.echo(f"tfenv: error: {lost}", err=True)
+            code = lost.exit_code
+        else:
+            code = _internal_error(exc, debug)
     finally:
         exitcodes.restore_signal_handlers(previous_handlers)
     if code:
         sys.exit(code)
+
+
+def _click_error(exc: click.ClickException) -> int:
+    """Click's errors in tfenv's one line, with Click's exit status (2 for usage errors). `tfenv` alone still
+    shows the help (Click 8.2+ raises that as a usage error)."""
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        exc.show()
+        return exc.exit_code
+    line = f"tfenv: error: {_one_line(error_text(exc.format_message()))}"
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        line += f" See `{ctx.command_path} --help`."
+    click.echo(line, err=True)
+    return exc.exit_code
+
+
+def _lost_daemon(exc: Exception):
+    if "docker" not in sys.modules:  # nothing talked to Docker
+        return None
+    from builder.docker import daemon
+
+    return daemon.lost_connection(exc)
+
+
+def _internal_error(exc: Exception, debug: bool) -> int:
+    from builder.core import exitcodes
+
+    if debug:
+        import traceback
+
+        traceback.print_exc()
+    detail = _one_line(f"{type(exc).__name__}: {exc}")
+    click.echo(f"tfenv: internal error: {detail} (run with --debug for the traceback)", err=True)
+    return exitcodes.INTERNAL
 
 
 def _debug_requested(argv) -> bool:

@@ -21,6 +21,13 @@ def env_names_argument(f):
     return click.argument("envs", nargs=-1, metavar="[ENV]...")(f)
 
 
+def targets_arguments(f):
+    """[ENV]... and --os OS...: the targets of bake and ci matrix (all of them by default)."""
+    f = click.option("--os", "os_names", multiple=True, metavar="OS", callback=nonempty,
+                     help="Only this OS variant (repeatable).")(f)
+    return env_names_argument(f)
+
+
 def checkout_or(out: str | None, what: str) -> Path:
     """--out DIR, else the checkout tfenv runs from; one line when neither exists."""
     from builder.core import paths

@@ -8,7 +8,7 @@ import click
 
 from builder.commands import common
 from builder.commands.common import load_matrix
-from builder.core.errors import ChecksFailed, TfenvError
+from builder.core.errors import BadOption, ChecksFailed, TfenvError
 from builder.diagnose import i18n
 
 # --lang of explain and doctor; without it the locale (LC_ALL, LC_MESSAGES, LANG; Windows: the UI language).
@@ -29,8 +29,24 @@ lang_option = click.option("--lang", type=click.Choice(i18n.LANGUAGES), metavar=
 @click.pass_context
 def doctor_command(ctx, env_name, as_json, do_import, write_standalone, write_facts, lang):
     """Check GPU, driver, CUDA libraries, Python, WSL2 and Docker for an environment; say what to fix."""
+    _refuse_what_writing_ignores(write_standalone, write_facts, env_name=env_name, json=as_json, do_import=do_import,
+                                 lang=lang)
     with i18n.using(i18n.choose_language(lang)):
         _doctor(ctx, env_name, as_json, do_import, write_standalone, write_facts)
+
+
+def _refuse_what_writing_ignores(write_standalone, write_facts, **given) -> None:
+    """--write-standalone/--write-facts write every environment's facts and exit: a report option beside them
+    would be silently ignored. The written doctor takes them itself (`python doctor.py --env tf29 --json`)."""
+    writing = "--write-standalone" if write_standalone else "--write-facts" if write_facts else None
+    flags = {"env_name": "--env", "json": "--json", "do_import": "--import", "lang": "--lang"}
+    ignored = {flags[name]: value for name, value in given.items() if value}
+    if writing and ignored:
+        names = ", ".join(ignored)
+        verb = "does" if len(ignored) == 1 else "do"
+        argv = " ".join(flag if value is True else f"{flag} {value}" for flag, value in ignored.items())
+        raise BadOption(f"{names} {verb} not apply to {writing}, which writes the file and exits: give "
+                        f"{'it' if len(ignored) == 1 else 'them'} to the written doctor (`python doctor.py {argv}`)")
 
 
 def _doctor(ctx, env_name, as_json, do_import, write_standalone, write_facts):
@@ -125,8 +141,8 @@ def _print_rich(result) -> None:
         colour = "green" if f.harmless else "bold red" if i == 1 else "red"
         console.print(f"\n[{colour}]{i}. {escape(f.title)}[/{colour}] [dim]\\[{f.id}][/dim]")
         for n in f.evidence:
-            where = t("line {number}: {text}", number=n, text="").rstrip()  # the line's own text in its colour
-            console.print(f"   [dim]{escape(where)}[/dim] [cyan]{escape(result.log.line_text(n))}[/cyan]")
+            where = t("line {number}: {text}", number=n, text="")  # the line's own text in its colour after it
+            console.print(f"   [dim]{escape(where)}[/dim][cyan]{escape(result.log.line_text(n))}[/cyan]")
         for label, body in ((t("why"), f.cause), (t("fix"), f.fix), (t("tfenv"), f.tfenv)):
             if body:
                 console.print(f"   [bold]{label}:[/bold] {escape(body)}")

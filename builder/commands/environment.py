@@ -67,11 +67,42 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
     tfenv run -- python train.py       (in a project folder)
     """
     from builder.docker import daemon, run
-    from builder.matrix import tags
+
+    command, env = _split_env(ctx, env, list(command))
+    bind = _check_run_options(command, jupyter, build, port, bind, detach, build_kwargs)
+    # Parse everything the user typed before touching Docker, so typos fail fast.
+    mounts = [run.parse_volume(v) for v in volumes]
+    environment = [run.parse_env(e) for e in env_vars]
+    m = load_matrix(ctx)
+    project, target = _project_or_target(m, env, os_name, jupyter)
+    build_settings = common.make_build_options(build_kwargs, repo=repo, jupyter=True) if build else None
+    repo = m.repo(common.default_repo(repo))
+    command, interactive = _command_or_shell(command, target.env.name, jupyter)
+    c = daemon.client()
+    use_gpu, reason = daemon.resolve_gpus(c, gpus)
+    ref, image = _run_image(c, m, target, project, repo, jupyter, build_settings)
+    if not use_gpu and gpus == "auto":
+        click.echo(f"tfenv: running without a GPU: {reason}", err=True)
+
+    spec = run.make_spec(
+        ref, command, env_name=target.env.name, workdir=m.image.workdir, cwd=None if no_mount else os.getcwd(),
+        volumes=mounts, environment=environment, gpu=use_gpu, name=name, interactive=interactive,
+        kind="jupyter" if jupyter else "run",
+    )
+    # sys.exit, not ctx.exit: Click's non-standalone main() returns ctx.exit codes instead of exiting.
+    if jupyter:
+        from builder.docker import jupyter as jupyter_server
+
+        sys.exit(jupyter_server.serve(c, image, spec, bind, port, detach))
+    if interactive:
+        sys.exit(run.run_interactive(spec))
+    sys.exit(run.run_streaming(c, spec))
+
+
+def _split_env(ctx, env, command: list) -> tuple[list, str | None]:
+    """`tfenv run -- CMD` names no environment: Click took CMD's first word as ENV; give it back."""
     from builder.project import config as project_config
 
-    command = list(command)
-    project = None
     if not _env_was_given(ctx, env):
         if env is not None:
             command.insert(0, env)
@@ -79,6 +110,11 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
         if project_config.find() is None:
             raise TfenvError("name an environment (e.g. `tfenv run tf29 -- python x.py`), or run in a folder "
                              "with tfenv.yaml (`tfenv init ENV`)")
+    return command, env
+
+
+def _check_run_options(command, jupyter, build, port, bind, detach, build_kwargs) -> str:
+    """Refuse options that would be ignored; the bind address, checked, for Jupyter."""
     if not jupyter:
         for flag, given in (("--port", port is not None), ("--bind", bind != "127.0.0.1"),
                             ("--detach", detach), ("--build", build)):
@@ -94,64 +130,60 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
         for key, value in build_kwargs.items():
             if value not in (None, False):
                 raise TfenvError(f"--{key.replace('_', '-')} only applies with --jupyter --build")
-    # Parse everything the user typed before touching Docker, so typos fail fast.
-    mounts = [run.parse_volume(v) for v in volumes]
-    environment = [run.parse_env(e) for e in env_vars]
-    m = load_matrix(ctx)
-    if env is None:
+    return bind
+
+
+def _project_or_target(m, env, os_name, jupyter):
+    """(the project of this folder or None, the target to run): no ENV means the project's environment."""
+    if env is not None:
+        return None, m.target(env, os_name)
+    from builder.project import actions
+
+    if os_name:
+        raise TfenvError("--os does not apply in a project folder: tfenv.yaml names the OS variant")
+    project = actions.load(m)
+    if jupyter and not project.jupyter:
+        raise TfenvError("tfenv.yaml has `jupyter: false`: set it to true and run `tfenv build`")
+    return project, m.target(project.environment, project.os)
+
+
+def _command_or_shell(command, env: str, jupyter: bool) -> tuple[list, bool]:
+    """The command to run, and whether it runs interactively (a terminal and the docker CLI): no command
+    on a terminal is a shell."""
+    if jupyter:
+        return command, False
+    tty = _isatty(sys.stdin) and _isatty(sys.stdout)
+    interactive = tty and shutil.which("docker") is not None
+    if not command:
+        if not tty:
+            raise TfenvError(f"no command and no terminal for a shell: tfenv run {env} -- CMD...")
+        if not interactive:
+            raise TfenvError("an interactive shell needs the docker CLI on PATH; or pass a command after --")
+        command = ["bash"]
+    return command, interactive
+
+
+def _run_image(c, m, target, project, repo: str, jupyter: bool, build_settings):
+    """(ref, image) to run: the project's for today's lock, else the environment's (built first with
+    --jupyter --build when missing)."""
+    from builder.docker import daemon
+    from builder.matrix import tags
+
+    if project is not None:
+        if build_settings is not None:
+            raise TfenvError("--build is for environment images: in a project folder run `tfenv build` first")
         from builder.project import actions
 
-        if os_name:
-            raise TfenvError("--os does not apply in a project folder: tfenv.yaml names the OS variant")
-        project = actions.load(m)
-        env = project.environment
-        if jupyter and not project.jupyter:
-            raise TfenvError("tfenv.yaml has `jupyter: false`: set it to true and run `tfenv build`")
-        os_name = project.os
-    target = m.target(env, os_name)
-    build_settings = common.make_build_options(build_kwargs, repo=repo, jupyter=True) if build else None
-    repo = common.default_repo(repo) or m.image.repo
-    interactive = False
-    if not jupyter:
-        tty = _isatty(sys.stdin) and _isatty(sys.stdout)
-        interactive = tty and shutil.which("docker") is not None
-        if not command:
-            if not tty:
-                raise TfenvError(f"no command and no terminal for a shell: tfenv run {env} -- CMD...")
-            if not interactive:
-                raise TfenvError("an interactive shell needs the docker CLI on PATH; or pass a command after --")
-            command = ["bash"]
-
-    c = daemon.client()
-    use_gpu, reason = daemon.resolve_gpus(c, gpus)
-    if project is not None:
-        if build:
-            raise TfenvError("--build is for environment images: in a project folder run `tfenv build` first")
         ref = actions.current_image(m, project, c, repo).ref
     else:
         ref = tags.image_refs(target, repo, jupyter=jupyter)[1]
-    hint = f"tfenv build {env} --os {target.os.name}" + (" --jupyter" if jupyter else "")
-    if jupyter and build and not daemon.has_image(c, ref):
+    if build_settings is not None and not daemon.has_image(c, ref):
         from builder.core import progress
         from builder.docker import images
 
         # --build takes the same options and defaults as `tfenv build`.
         images.build(m, target, build_settings, progress.display(False))
-    image = daemon.require_image(c, ref, hint)
-    if not use_gpu and gpus == "auto":
-        click.echo(f"tfenv: running without a GPU: {reason}", err=True)
-
-    spec = run.make_spec(
-        ref, command, env_name=env, workdir=m.image.workdir, cwd=None if no_mount else os.getcwd(),
-        volumes=mounts, environment=environment, gpu=use_gpu, name=name, interactive=interactive,
-        kind="jupyter" if jupyter else "run",
-    )
-    # sys.exit, not ctx.exit: Click's non-standalone main() returns ctx.exit codes instead of exiting.
-    if jupyter:
-        sys.exit(jupyter_server.serve(c, image, spec, bind, port, detach))
-    if interactive:
-        sys.exit(run.run_interactive(spec))
-    sys.exit(run.run_streaming(c, spec))
+    return ref, daemon.require_image(c, ref, tags.build_hint(target, jupyter=jupyter))
 
 
 @click.command("ps")

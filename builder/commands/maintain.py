@@ -46,7 +46,7 @@ def show_command(ctx, env, os_name, repo, as_json):
     from builder.render import describe
 
     m = load_matrix(ctx)
-    info = describe.env_dict(m, m.env(env), common.default_repo(repo) or m.image.repo, os_name)
+    info = describe.env_dict(m, m.env(env), m.repo(common.default_repo(repo)), os_name)
     if as_json:
         click.echo(describe.dump(info, "json"), nl=False)
     else:
@@ -152,9 +152,7 @@ def _write_locks(m, envs, jupyter: bool, root) -> list:
 
 
 @click.command("bake")
-@env_names_argument
-@click.option("--os", "os_names", multiple=True, metavar="OS", callback=common.nonempty,
-              help="Only this OS variant (repeatable).")
+@common.targets_arguments
 @click.option("--repo", callback=common.repository_option,
               help="Default of the bake variable REPO (default: the matrix's; not TFENV_REPO: the file is committed).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), callback=common.nonempty,
@@ -190,9 +188,7 @@ def ci_command():
 
 
 @ci_command.command("matrix")
-@env_names_argument
-@click.option("--os", "os_names", multiple=True, metavar="OS", callback=common.nonempty,
-              help="Only this OS variant (repeatable).")
+@common.targets_arguments
 @click.option("--repo", callback=common.repository_option,
               help="Image repository for the tags (default: the matrix's).")
 @click.option("--json", "as_json", is_flag=True,

@@ -62,13 +62,6 @@ def check_repository(value: str, what: str = "--repo") -> str:
     return value
 
 
-def check_tag(value: str, what: str = "--tag") -> str:
-    if not isinstance(value, str) or not _TAG.fullmatch(value):
-        _fail(what, value if isinstance(value, str) else "",
-              "a tag is 1-128 of letters, digits, '_', '.', '-', not starting with '.' or '-'")
-    return value
-
-
 def check_reference(value: str, what: str = "--image") -> str:
     """A full reference: NAME[:TAG][@DIGEST]; returns it unchanged when valid."""
     if not isinstance(value, str) or not value:

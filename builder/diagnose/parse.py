@@ -116,12 +116,37 @@ def parse(text):
     return log
 
 
+class _Lines:
+    """Some distinct lines joined into one text, to search a literal in all of them at C speed: the hits come
+    back as the lines' slots (their index among the log's distinct lines)."""
+
+    def __init__(self, lines, slots):
+        self.text, self.slots, self.offsets, offset = "\n".join(lines), slots, [], 0
+        for line in lines:
+            self.offsets.append(offset)
+            offset += len(line) + 1
+
+    def slots_with(self, literal, limit=None):
+        """The slots of the lines holding `literal`, in order; at most `limit` of them."""
+        text, offsets, found = self.text, self.offsets, []
+        pos = text.find(literal)
+        while pos >= 0 and len(found) != limit:
+            index = bisect.bisect_right(offsets, pos)  # the line after the hit's
+            found.append(self.slots[index - 1])
+            if index >= len(offsets):
+                break
+            pos = text.find(literal, offsets[index])
+        return found
+
+
 class _LineIndex:
     """(start, end) offsets of the lines that hold a literal, computed once per literal.
 
     Long logs repeat their lines (progress bars, the same warning per step): the literals are searched in the
-    text of the distinct lines only, and each hit stands for every line with that text. The patterns then run
-    on the original lines, so a match that wraps into the next line still sees the line that follows it."""
+    text of the distinct lines only, and each hit stands for every line with that text. Literals that share a
+    three-character anchor (ANCHORS) are searched only in the lines that hold the anchor, so a log of distinct
+    lines is read about a third as often as there are literals. The patterns then run on the original lines,
+    so a match that wraps into the next line still sees the line that follows it."""
 
     def __init__(self, text, newlines):
         self.starts = [0] + [n + 1 for n in newlines]
@@ -133,25 +158,23 @@ class _LineIndex:
                 slot = first[line] = len(self.occurrences)
                 self.occurrences.append([])
             self.occurrences[slot].append(number)
-        self.distinct = "\n".join(first)  # a dict keeps insertion order: distinct lines, first seen first
-        self.distinct_starts, offset = [], 0
-        for line in first:
-            self.distinct_starts.append(offset)
-            offset += len(line) + 1
-        self._cache = {}
+        self.lines_text = list(first)  # a dict keeps insertion order: distinct lines, first seen first
+        self.distinct = _Lines(self.lines_text, range(len(self.lines_text)))
+        self._anchored, self._cache = {}, {}
+
+    def _within(self, anchor):
+        if anchor not in self._anchored:
+            slots = self.distinct.slots_with(anchor)
+            self._anchored[anchor] = _Lines([self.lines_text[s] for s in slots], slots)
+        return self._anchored[anchor]
 
     def _scan(self, literal):
         if literal not in self._cache:
-            distinct, numbers = self.distinct, []
-            pos = distinct.find(literal)
-            while pos >= 0:
-                slot = bisect.bisect_right(self.distinct_starts, pos) - 1
-                numbers.extend(self.occurrences[slot])
-                end = distinct.find("\n", pos)
-                if end < 0:
-                    break
-                pos = distinct.find(literal, end)
-            numbers.sort()
+            anchor = ANCHORS.get(literal)
+            # slots come in the order of their first line: the first MAX_LINES_PER_NEEDLE lines holding the literal
+            # all belong to its first MAX_LINES_PER_NEEDLE slots
+            slots = (self._within(anchor) if anchor else self.distinct).slots_with(literal, MAX_LINES_PER_NEEDLE)
+            numbers = sorted(n for slot in slots for n in self.occurrences[slot])
             self._cache[literal] = [(self.starts[n], self.ends[n]) for n in numbers[:MAX_LINES_PER_NEEDLE]]
         return self._cache[literal]
 
@@ -162,6 +185,38 @@ class _LineIndex:
         for needle in needles:
             found.update(self._scan(needle))
         return sorted(found)
+
+
+# What nearly every line of a long TF run holds (its INFO lines, Keras' progress): no use as an anchor.
+_BOILERPLATE = ("2021-01-01 00:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1418] Created "
+                "TensorFlow device; I external/local_xla/xla/service/service.cc:168] XLA service; Epoch 1/10 "
+                "60000/60000 [====>...] - ETA: 5:12 - loss: 2.3026 - accuracy: 0.0938 - val_loss: 0.1 - "
+                "val_accuracy: 0.9 - 1s 20ms/step; Processing; Downloading; Collecting; Requirement already satisfied")
+
+
+def _anchors(needles, size=3):
+    """{needle: a three-character piece it shares with other needles}, chosen greedily (the piece most needles
+    share first); a needle that shares none is searched on its own."""
+    left, chosen = set(needles), {}
+    while left:
+        counts = {}
+        for needle in left:
+            for piece in {needle[i:i + size] for i in range(len(needle) - size + 1)}:
+                # not "000", "as " or "ste" (Keras' ms/step): too common to narrow the search
+                if " " not in piece and sum(c.isalpha() for c in piece) >= 2 and piece not in _BOILERPLATE:
+                    counts[piece] = counts.get(piece, 0) + 1
+        if not counts:
+            break
+        piece, count = max(sorted(counts.items()), key=lambda kv: kv[1])
+        if count < 2:
+            break
+        for needle in [n for n in left if piece in n]:
+            chosen[needle] = piece
+            left.discard(needle)
+    return chosen
+
+
+ANCHORS = _anchors(sorted({n for _, (_, needles, _) in PATTERNS for n in needles}))
 
 
 def _on_lines(text, pattern, lines, span):

@@ -201,9 +201,9 @@ PATTERNS = [
     ("store_python", _p(r"(PythonSoftwareFoundation\.Python\.3\.\d+|WindowsApps\\python|LocalCache\\local-packages)",
                         'PythonSoftwareFoundation', 'WindowsApps\\python', 'LocalCache\\local-packages')),
     # a Unix shell prompt (user@host:~$) or absolute Linux paths
-    ("linux_shell", _p(r"(\w[\w.-]{0,40}@[\w.-]{1,60}:[~/][^\n$#]{0,80}[$#] |"
-                       r"(?<![\w:])/(?:home|usr/local|usr/lib|opt|root|etc|proc|sys|dev|var/lib)/)",
-                       "@", "/home/", "/usr/", "/opt/", "/root/", "/etc/", "/proc/", "/sys/", "/dev/", "/var/lib/")),
+    ("linux_shell", _p(r"(\w[\w.-]{0,40}@[\w.-]{1,60}:~[^\n$#]{0,80}[$#] |"
+                       r"(?<![\w:])/(?:home|usr/local|usr/lib|opt|root|proc)/)",
+                       ":~$ ", ":~# ", ":~/", "/home/", "/usr/", "/opt/", "/root/", "/proc/")),
     ("python_path", _p(r"[/\\](?:python|Python|lib/python)(3\.?\d{1,2})[/\\]",
                        'ython3')),
     ("python_banner", _p(r"Python (3\.\d{1,2})\.\d{1,2}[ \n]", 'Python 3.')),
@@ -277,6 +277,9 @@ WSL = [
     # `ldconfig -p` listing a driver library outside /usr/lib/wsl/lib: a Linux driver package inside WSL
     ("ldcache_driver_lib", _p(r"lib(?:cuda|nvidia-ml)\.so[\d.]{0,10} \(libc6[^)\n]{0,30}\) => "
                               r"((?!/usr/lib/wsl)/[\w/.+-]{1,120})", "(libc6")),
+    # the folder the Windows driver's libraries are mounted at is not there
+    ("wsl_lib_missing", _p(r"(?:cannot access '/usr/lib/wsl/lib|/usr/lib/wsl/lib/?'?: No such file or directory)",
+                           "/usr/lib/wsl/lib")),
     ("dxcore_missing", _p(r"(libdxcore\.so)[^\n]{0,80}(?:cannot open|not found|No such file)", "libdxcore")),
 ]
 

@@ -32,8 +32,8 @@ def start_hint() -> str:
     return "start it with `sudo systemctl start docker` (or `sudo dockerd &`), or set DOCKER_HOST"
 
 
-PING_TIMEOUT = 15.0  # seconds for the daemon to answer the first request; TFENV_DOCKER_TIMEOUT overrides
-CALL_TIMEOUT = 600  # seconds any later call may wait for an answer (image pulls and commits are slow)
+PING_TIMEOUT = 15.0  # seconds the daemon has to answer any request; TFENV_DOCKER_TIMEOUT overrides
+IMPORT_TIMEOUT = 600.0  # `tfenv base`: the daemon answers an import only once it has unpacked the whole tar
 
 
 def ping_timeout() -> float:
@@ -50,24 +50,76 @@ def ping_timeout() -> float:
 def client():
     """A docker.DockerClient that has answered a ping, or DockerUnavailable saying how to start one.
 
-    The first contact (API version, ping) has a short timeout, so a daemon that accepts connections and
-    never answers fails in seconds instead of docker-py's 600 s; later calls keep the long one.
+    Every request it sends is bounded (see bounded_send): a daemon that accepts connections and never
+    answers fails in TFENV_DOCKER_TIMEOUT seconds with one line, on the first call as on any later one.
     """
     import docker  # lazy: keeps `tfenv --help` fast
     from docker.errors import DockerException
 
     timeout = ping_timeout()
     try:
-        probe = docker.from_env(timeout=timeout)  # asks the daemon for its API version
-        try:
-            probe.ping()
-            version = probe.api.api_version
-        finally:
-            probe.close()
-        c = docker.from_env(timeout=CALL_TIMEOUT, version=version)
+        c = docker.from_env(timeout=timeout)  # asks the daemon for its API version, within `timeout`
+        c.api.send = bounded_send(c.api.send, timeout)
+        c.ping()
     except DockerException as exc:
-        raise DockerUnavailable(f"cannot reach the Docker daemon ({_reason(exc, timeout)}): {start_hint()}") from None
+        raise unavailable(exc, timeout) from None
     return c
+
+
+def unavailable(exc: Exception, timeout: float = PING_TIMEOUT) -> DockerUnavailable:
+    """The one line for a daemon that cannot be reached or did not answer in time."""
+    return DockerUnavailable(f"cannot reach the Docker daemon ({_reason(exc, timeout)}): {start_hint()}")
+
+
+def bounded_send(send, timeout: float):
+    """The client's requests.Session.send with tfenv's waits, decided per kind of request:
+
+    - every request: the daemon's answer (the response headers) within `timeout`; docker-py sends build,
+      pull and push with no timeout at all, and a hung daemon would hang them forever.
+    - a streamed answer (build, pull, push, logs --follow, exec): after the headers, no limit between two
+      chunks. A build step may print nothing for many minutes (a 500 MB wheel over a slow link, a compile),
+      a container may be silent for hours; Ctrl-C, SIGTERM and SIGHUP end these, never a read timeout.
+      docker-py lifts it the same way for logs and attach.
+    - a container's wait: no limit; its answer is the container's exit (the command runs as long as it runs).
+    - an image import (`tfenv base`): IMPORT_TIMEOUT; its answer comes only after the whole tar is unpacked.
+    - a stop: docker-py adds the stop's grace period to `timeout`, kept.
+    A timeout or a dropped connection becomes DockerUnavailable: one line naming the socket, exit 2.
+    """
+    import requests
+
+    def send_bounded(request, **kwargs):
+        path = request.path_url.split("?", 1)[0]
+        if path.endswith("/wait"):
+            kwargs["timeout"] = None
+        elif path.endswith("/images/create") and "fromSrc=" in request.path_url:
+            kwargs["timeout"] = max(timeout, IMPORT_TIMEOUT)
+        elif kwargs.get("timeout") is None:
+            kwargs["timeout"] = timeout
+        try:
+            response = send(request, **kwargs)
+        except (requests.exceptions.Timeout, requests.exceptions.ConnectionError) as exc:
+            raise unavailable(exc, kwargs["timeout"] or timeout) from None
+        if kwargs.get("stream"):
+            _no_read_timeout(response)
+        return response
+
+    return send_bounded
+
+
+def lost_connection(exc: Exception) -> DockerUnavailable | None:
+    """The one line for a connection to the daemon that broke while a stream was read (the daemon restarted
+    or was stopped mid-build); None for anything else, which is a bug."""
+    if type(exc).__module__.split(".")[0] not in ("requests", "urllib3"):
+        return None
+    return unavailable(exc)
+
+
+def _no_read_timeout(response) -> None:
+    """Let a streamed body take as long as it takes (the answer itself came in time)."""
+    connection = getattr(response.raw, "connection", None)  # urllib3's HTTPResponse
+    sock = getattr(connection, "sock", None)
+    if hasattr(sock, "settimeout"):
+        sock.settimeout(None)
 
 
 def _where() -> str:

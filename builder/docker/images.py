@@ -230,12 +230,13 @@ def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str 
                 display.download(event["id"], event["status"], detail.get("current"), detail.get("total"))
             elif "aux" in event and "ID" in (event["aux"] or {}):
                 result.image_id = event["aux"]["ID"]
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # also SIGTERM and SIGHUP (builder.core.exitcodes)
         c.api.close()  # dropping the connection makes the daemon cancel the build
-        removed = _remove_step_containers(step_containers)
+        removed, layers = _remove_what_the_build_made(step_containers, result.new_layers)
         display.finish()
         what = f"removed its container {', '.join(r[:12] for r in removed)}" if removed else "no container was left"
-        display.note(f"build interrupted at step {current[0]}/{current[1]}: {what}")
+        made = f", and the {layers} untagged layer(s) it had made" if layers else ""
+        display.note(f"build interrupted at step {current[0]}/{current[1]}: {what}{made}")
         raise
     from docker.errors import DockerException
 
@@ -298,12 +299,15 @@ def _fail(display: Display, current, event) -> None:
     raise BuildFailed(f"build failed{where}: {_short(message)}")
 
 
-def _remove_step_containers(ids: list[str]) -> list[str]:
-    """After Ctrl-C: a fresh client (the build's connection was closed to cancel it) removes the step's container."""
+def _remove_what_the_build_made(container_ids: list[str], layer_ids: list[str]) -> tuple[list[str], int]:
+    """After Ctrl-C: a fresh client (the build's connection was closed to cancel it) removes the step's
+    container, then the layers of this stage's finished steps (no dangling <none> images; cache hits and
+    layers under a tag stay). The removed container ids and the number of layers removed."""
     try:
-        return containers.remove_ids(daemon.client(), ids)
+        c = daemon.client()
+        return containers.remove_ids(c, container_ids), remove_layers(c, layer_ids)
     except TfenvError:
-        return []
+        return [], 0
 
 
 def remove_layers(c, layer_ids: list[str]) -> int:
@@ -370,7 +374,7 @@ def build_stage(c, dockerfile: str, refs: list[str], options: BuildOptions, disp
 def build(matrix: Matrix, target: Target, options: BuildOptions, display: Display, c=None) -> BuildResult:
     """Render, build the tensorflow stage (and jupyter), tag both refs of each, push if asked."""
     c = c or daemon.client()
-    repo = options.repo or matrix.image.repo
+    repo = matrix.repo(options.repo)
     base = resolve_base(c, target, options, display)
     dockerfile = dockerfiles.render_target(target, matrix).text
     args = build_args(base, options)

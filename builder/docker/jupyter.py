@@ -19,11 +19,16 @@ from builder.docker import containers, run
 CONTAINER_PORT = "8888/tcp"
 FIRST_PORT = 8888
 SCAN = 100  # 8888..8987
+PORT_TRIES = 5  # ports tried when another process takes the chosen one while Docker starts the container
 READY_TIMEOUT = 90.0
 
 
 class PortBusy(TfenvError):
     """The port Jupyter should publish on is taken."""
+
+
+class PortTaken(PortBusy):
+    """The port was free when chosen and taken by the time Docker bound it (two starts at once)."""
 
 
 class JupyterFailed(TfenvError):
@@ -54,7 +59,8 @@ def port_free(bind: str, port: int) -> bool:
     return True
 
 
-def choose_port(bind: str, port: int | None) -> int:
+def choose_port(bind: str, port: int | None, after: int = 0) -> int:
+    """--port if it is free, else the first free port from FIRST_PORT (above `after`: the ports already lost)."""
     if port is not None:
         if not port_free(bind, port):
             raise PortBusy(
@@ -62,7 +68,7 @@ def choose_port(bind: str, port: int | None) -> int:
                 f"the first free one from {FIRST_PORT} (`tfenv ps` lists tfenv's own servers)"
             )
         return port
-    for candidate in range(FIRST_PORT, FIRST_PORT + SCAN):
+    for candidate in range(max(FIRST_PORT, after + 1), FIRST_PORT + SCAN):
         if port_free(bind, candidate):
             return candidate
     raise PortBusy(
@@ -110,8 +116,32 @@ def start(client, spec: run.RunSpec, bind: str, port: int, token: str):
     except APIError as exc:
         text = str(getattr(exc, "explanation", None) or exc)
         if "port is already allocated" in text or "address already in use" in text:
-            raise PortBusy(f"port {port} on {bind} was taken while starting: run again (or pass --port)") from None
+            raise PortTaken(f"port {port} on {bind} was taken while starting: pass another --port") from None
         raise run.start_error(exc, spec) from None
+
+
+def start_on_a_free_port(client, spec: run.RunSpec, bind: str, port: int | None, token: str):
+    """(container, port): on --port, or on the first free port from FIRST_PORT. Two `tfenv run --jupyter` at
+    once both find the same port free; the one whose container Docker binds second moves on to the next free
+    port (PORT_TRIES in all) and says so. A --port the user chose is never changed."""
+    chosen = choose_port(bind, port)
+    lost = []
+    while True:
+        try:
+            container = start(client, spec, bind, chosen, token)
+        except PortTaken:
+            if port is not None:
+                raise
+            lost.append(chosen)
+            if len(lost) >= PORT_TRIES:
+                raise PortBusy(f"ports {', '.join(map(str, lost))} on {bind} were each taken while starting: "
+                               "pass a free --port") from None
+            chosen = choose_port(bind, None, after=chosen)
+            continue
+        if lost:
+            print(f"tfenv: port {', '.join(map(str, lost))} on {bind} was taken while starting (another server "
+                  f"starting at the same time): Jupyter takes port {chosen}", file=sys.stderr)
+        return container, chosen
 
 
 def wait_ready(container, bind: str, port: int, token: str, timeout: float = READY_TIMEOUT) -> None:
@@ -161,10 +191,9 @@ def serve(client, image, spec: run.RunSpec, bind: str, port: int | None, detach:
     if is_public(bind):
         print(f"tfenv: warning: --bind {bind} publishes Jupyter beyond this machine: anyone on the network "
               "who has the token can run code as you", file=sys.stderr)
-    port = choose_port(bind, port)
     token = secrets.token_urlsafe(32)
     spec.command = server_command(image) or []
-    container = start(client, spec, bind, port, token)
+    container, port = start_on_a_free_port(client, spec, bind, port, token)
     keep = False  # only a detached server that answered outlives this function
     ready = False
     try:

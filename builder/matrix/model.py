@@ -215,6 +215,10 @@ class Matrix:
     windows: WindowsSettings | None = None
     projects: dict = field(default_factory=dict)  # a user's project: breakages, bounds, backports, windows_only
 
+    def repo(self, given: str | None = None) -> str:
+        """The image repository: the one given (--repo, TFENV_REPO, the config file), else image.repo."""
+        return given or self.image.repo
+
     def env(self, name: str) -> Env:
         if name not in self.envs:
             raise UnknownEnvError(unknown_name("environment", name, self.envs))

@@ -71,6 +71,13 @@ def project_name(folder_name: str) -> str:
     return name[:100] or "project"
 
 
+def build_hint(target: Target, jupyter: bool = False, repo: str | None = None, default_repo: str | None = None) -> str:
+    """The command that builds a target's image: the one hint every missing-image error gives. --repo only
+    when it differs from the matrix's."""
+    repo_arg = f" --repo {repo}" if repo and repo != default_repo else ""
+    return f"tfenv build {target.env.name} --os {target.os.name}{' --jupyter' if jupyter else ''}{repo_arg}"
+
+
 def project_ref(name: str, target: Target, jupyter: bool, lock_digest: str) -> str:
     """tfenv-project/NAME:ENV-OS[-jupyter]-LOCKHASH: which environment it is on, and exactly which lock."""
     stage = "-jupyter" if jupyter else ""

@@ -5,13 +5,14 @@ Every error names the file, the key path and what was expected, in one line.
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 from typing import Any
 
 from builder.core import paths
 from builder.core.errors import TfenvError
+from builder.matrix import projects
+from builder.matrix.checker import DATE, Checker, type_name
 from builder.matrix.model import (
     Copy,
     CudaStack,
@@ -29,96 +30,8 @@ from builder.matrix.model import (
     WslCuda,
     WslDistro,
     WslSettings,
-    unknown_name,
     version_key,
 )
-
-# --- validation helpers: each takes the key path so errors can say where ---------------------
-
-
-class _Checker:
-    def __init__(self, source: str):
-        self.source = source
-
-    def fail(self, path: str, message: str):
-        raise MatrixError(f"{self.source}: {path}: {message}")
-
-    def mapping(self, value: Any, path: str, required=(), optional=()) -> dict:
-        if not isinstance(value, dict):
-            self.fail(path, f"expected a mapping, got {_type_name(value)}")
-        for key in required:
-            if key not in value:
-                self.fail(f"{path}.{key}" if path else key, "missing required key")
-        allowed = set(required) | set(optional)
-        for key in value:
-            if key not in allowed:
-                close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                self.fail(f"{path}.{key}" if path else str(key), f"unknown key{hint}")
-        return value
-
-    def names(self, value: Any, path: str) -> dict:
-        """A mapping whose keys are names (environments, OS variants): each key must be a string."""
-        self.mapping(value, path, optional=value.keys() if isinstance(value, dict) else ())
-        for key in value:
-            if not isinstance(key, str) or not key:
-                self.fail(f"{path}.{key}", f"expected a name, got {_type_name(key)} (quote it: '{key}')")
-        return value
-
-    def string(self, value: Any, path: str) -> str:
-        if not isinstance(value, str) or not value:
-            self.fail(path, f"expected a non-empty string, got {_type_name(value)}")
-        return value
-
-    def reference(self, value: Any, path: str, repository: bool = False) -> str:
-        """An image reference (or a repository name) Docker accepts."""
-        from builder.core import references
-
-        text = self.string(value, path)
-        try:
-            (references.check_repository if repository else references.check_reference)(text, "image")
-        except references.BadReference as exc:
-            self.fail(path, str(exc))
-        return text
-
-    def version(self, value: Any, path: str) -> str:
-        text = self.string(value, path)
-        if not _VERSION.fullmatch(text):  # ASCII digits only: str.isdigit() accepts '²', int() does not
-            self.fail(path, f"expected a version like '1.2.3', got {text!r}")
-        return text
-
-    def items(self, value: Any, path: str) -> list:
-        if not isinstance(value, list):
-            self.fail(path, f"expected a list, got {_type_name(value)}")
-        return value
-
-    def strings(self, value: Any, path: str) -> tuple[str, ...]:
-        if not isinstance(value, list):
-            self.fail(path, f"expected a list, got {_type_name(value)}")
-        return tuple(self.string(v, f"{path}[{i}]") for i, v in enumerate(value))
-
-    def str_map(self, value: Any, path: str) -> dict[str, str]:
-        self.mapping(value, path, optional=value.keys() if isinstance(value, dict) else ())
-        return {str(k): self.string(v, f"{path}.{k}") for k, v in value.items()}
-
-    def one_of(self, value: Any, path: str, known, what: str) -> str:
-        text = self.string(value, path)
-        if text not in known:
-            self.fail(path, unknown_name(what, text, known))
-        return text
-
-
-_VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*")
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "nothing"
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(
-        type(value), f"a {type(value).__name__}"
-    )
-
 
 # --- parsing ------------------------------------------------------------------------------------
 
@@ -136,7 +49,7 @@ def load(path: Path | str | None = None) -> Matrix:
 
 
 def parse(data: Any, path: Path) -> Matrix:
-    c = _Checker(path.name)
+    c = Checker(path.name)
     top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"),
                     optional=("wsl", "windows", "projects"))
     if type(top["schema"]) is not int or top["schema"] != 1:  # `true == 1` in Python
@@ -167,48 +80,11 @@ def parse(data: Any, path: Path) -> Matrix:
         jupyter_packages=c.strings(jupyter["packages"], "jupyter.packages"),
         wsl=_parse_wsl(c, top["wsl"], os_variants) if "wsl" in top else None,
         windows=_parse_windows(c, top["windows"]) if "windows" in top else None,
-        projects=_parse_projects(c, top.get("projects") or {}),
+        projects=projects.parse_projects(c, top.get("projects") or {}),
     )
 
 
-def _parse_projects(c: _Checker, raw: Any) -> dict:
-    """The project policy's data (builder/project/plan.py, solve.py), checked for shape and specifiers."""
-    m = c.mapping(raw, "projects", optional=("breakages", "bounds", "backports", "windows_only", "runtime_apt"))
-    for i, rule in enumerate(c.items(m.get("breakages", []), "projects.breakages")):
-        r = c.mapping(rule, f"projects.breakages[{i}]", required=("tensorflow", "keep"))
-        _specifier(c, r["tensorflow"], f"projects.breakages[{i}].tensorflow")
-        _requirement(c, r["keep"], f"projects.breakages[{i}].keep")
-    for i, rule in enumerate(c.items(m.get("bounds", []), "projects.bounds")):
-        r = c.mapping(rule, f"projects.bounds[{i}]", required=("when", "bounds"))
-        _requirement(c, r["when"], f"projects.bounds[{i}].when")
-        for j, bound in enumerate(c.strings(r["bounds"], f"projects.bounds[{i}].bounds")):
-            _requirement(c, bound, f"projects.bounds[{i}].bounds[{j}]")
-    c.str_map(m.get("backports", {}), "projects.backports")
-    c.strings(m.get("windows_only", []), "projects.windows_only")
-    for name, packages in (m.get("runtime_apt") or {}).items():
-        c.strings(packages, f"projects.runtime_apt.{name}")
-    return dict(m)
-
-
-def _specifier(c: _Checker, value: Any, where: str) -> None:
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-    try:
-        SpecifierSet(str(value))
-    except InvalidSpecifier:
-        c.fail(where, f"{value!r} is not a version specifier")
-
-
-def _requirement(c: _Checker, value: Any, where: str) -> None:
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    try:
-        Requirement(str(value))
-    except InvalidRequirement:
-        c.fail(where, f"{value!r} is not a requirement (NAME and a version specifier)")
-
-
-def _parse_windows(c: _Checker, raw: Any) -> WindowsSettings:
+def _parse_windows(c: Checker, raw: Any) -> WindowsSettings:
     m = c.mapping(raw, "windows", required=("python", "vc_runtime", "vc_runtime_url"))
     python = c.str_map(m["python"], "windows.python")
     for line, release in python.items():
@@ -222,7 +98,7 @@ def _parse_windows(c: _Checker, raw: Any) -> WindowsSettings:
     )
 
 
-def _dll_names(c: _Checker, value: Any, path: str) -> tuple[str, ...]:
+def _dll_names(c: Checker, value: Any, path: str) -> tuple[str, ...]:
     names = c.strings(value, path)
     for i, name in enumerate(names):
         if not name.lower().endswith(".dll") or "/" in name or "\\" in name:
@@ -230,14 +106,14 @@ def _dll_names(c: _Checker, value: Any, path: str) -> tuple[str, ...]:
     return names
 
 
-def _https(c: _Checker, value: Any, path: str) -> str:
+def _https(c: Checker, value: Any, path: str) -> str:
     text = c.string(value, path)
     if not text.startswith("https://") or any(ch in text for ch in " '\"`"):
         c.fail(path, f"expected an https:// URL without quotes or spaces, got {text!r}")
     return text
 
 
-def _hex(c: _Checker, value: Any, path: str, length: int) -> str:
+def _hex(c: Checker, value: Any, path: str, length: int) -> str:
     """A checksum: `length` lower-case hex digits, or "" for none."""
     text = c.string(value, path) if value != "" else ""
     if text and not re.fullmatch(rf"[0-9a-f]{{{length}}}", text):
@@ -245,7 +121,7 @@ def _hex(c: _Checker, value: Any, path: str, length: int) -> str:
     return text
 
 
-def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
+def _parse_windows_cuda(c: Checker, p: str, raw: Any) -> WindowsCuda:
     m = c.mapping(raw, p, required=("source",), optional=("pip", "cudnn", "installer", "cudnn_zip", "copies",
                                                               "cudnn_dlls", "cudnn_zip_sha256"))
     source = c.one_of(m["source"], f"{p}.source", ("pip", "installer"), "Windows CUDA source")
@@ -284,11 +160,11 @@ def _parse_windows_cuda(c: _Checker, p: str, raw: Any) -> WindowsCuda:
     )
 
 
-def _parse_wsl(c: _Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSettings:
+def _parse_wsl(c: Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSettings:
     m = c.mapping(raw, "wsl", required=("windows_build_min", "driver_min_windows", "distros"))
     build = m["windows_build_min"]
     if not isinstance(build, int) or isinstance(build, bool) or build <= 0:
-        c.fail("wsl.windows_build_min", f"expected a positive integer, got {_type_name(build)}")
+        c.fail("wsl.windows_build_min", f"expected a positive integer, got {type_name(build)}")
     distros = {}
     for name, d in c.names(m["distros"], "wsl.distros").items():
         p = f"wsl.distros.{name}"
@@ -304,7 +180,7 @@ def _parse_wsl(c: _Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslS
     return WslSettings(build, c.version(m["driver_min_windows"], "wsl.driver_min_windows"), distros)
 
 
-def _parse_wsl_cuda(c: _Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:
+def _parse_wsl_cuda(c: Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:
     m = c.mapping(raw, p, required=("source",), optional=("pip", "cudnn", "links"))
     source = c.one_of(m["source"], f"{p}.source", ("pip", "apt"), "WSL CUDA source")
     if source == "pip":
@@ -324,10 +200,10 @@ def _parse_wsl_cuda(c: _Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:
     )
 
 
-def _parse_image(c: _Checker, raw: Any) -> ImageSettings:
+def _parse_image(c: Checker, raw: Any) -> ImageSettings:
     m = c.mapping(raw, "image", required=("repo", "user", "uid", "venv", "workdir"))
     if not isinstance(m["uid"], int) or isinstance(m["uid"], bool) or m["uid"] <= 0:
-        c.fail("image.uid", f"expected a positive integer, got {_type_name(m['uid'])}")
+        c.fail("image.uid", f"expected a positive integer, got {type_name(m['uid'])}")
     return ImageSettings(
         repo=c.reference(m["repo"], "image.repo", repository=True),
         user=c.string(m["user"], "image.user"),
@@ -337,7 +213,7 @@ def _parse_image(c: _Checker, raw: Any) -> ImageSettings:
     )
 
 
-def _parse_os(c: _Checker, name: str, raw: Any) -> OsVariant:
+def _parse_os(c: Checker, name: str, raw: Any) -> OsVariant:
     p = f"os.{name}"
     m = c.mapping(raw, p, required=("family", "base_image", "python", "packages"), optional=("glibc",))
     family = c.one_of(m["family"], f"{p}.family", ("ubuntu", "debian"), "OS family")
@@ -351,7 +227,7 @@ def _parse_os(c: _Checker, name: str, raw: Any) -> OsVariant:
     )
 
 
-def _parse_sonames(c: _Checker, name: str, raw: Any) -> tuple[tuple[str, ...], ...]:
+def _parse_sonames(c: Checker, name: str, raw: Any) -> tuple[tuple[str, ...], ...]:
     """(required, optional, windows, windows_optional) for one soname set."""
     p = f"sonames.{name}"
     m = c.mapping(raw, p, required=("required",), optional=("optional", "windows", "windows_optional"))
@@ -364,7 +240,7 @@ def _parse_sonames(c: _Checker, name: str, raw: Any) -> tuple[tuple[str, ...], .
             _dll_names(c, m.get("windows_optional", []), f"{p}.windows_optional"))
 
 
-def _parse_cuda(c: _Checker, version: str, raw: Any, os_variants: dict[str, OsVariant]) -> CudaStack:
+def _parse_cuda(c: Checker, version: str, raw: Any, os_variants: dict[str, OsVariant]) -> CudaStack:
     p = f"cuda.{version}"
     c.version(version, p)
     m = c.mapping(raw, p, required=("full", "cudnn", "driver_min"), optional=("ubuntu", "debian", "wsl", "windows"))
@@ -380,7 +256,7 @@ def _parse_cuda(c: _Checker, version: str, raw: Any, os_variants: dict[str, OsVa
         for os_name in repos:
             c.one_of(os_name, f"{p}.ubuntu.repos.{os_name}", os_variants, "OS variant")
         if not isinstance(u.get("ml_repo", False), bool):
-            c.fail(f"{p}.ubuntu.ml_repo", f"expected a boolean, got {_type_name(u['ml_repo'])}")
+            c.fail(f"{p}.ubuntu.ml_repo", f"expected a boolean, got {type_name(u['ml_repo'])}")
         ubuntu = UbuntuCuda(
             repos,
             c.strings(u["lib_dirs"], f"{p}.ubuntu.lib_dirs"),
@@ -443,7 +319,7 @@ def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
     )
     for package, spec in env.ecosystem.items():
         where = f"{p}.ecosystem.{package}"
-        _specifier(c, spec if spec[:1] in "<>=!~" else f"=={spec}", where)
+        projects.specifier(c, spec if spec[:1] in "<>=!~" else f"=={spec}", where)
     if stack.windows:
         wanted = env.windows_dlls + env.windows_optional_dlls
         if not env.windows_dlls:
@@ -466,7 +342,7 @@ def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
     return env
 
 
-def _check_cudnn(c: _Checker, path: str, wanted: str, stack: CudaStack) -> None:
+def _check_cudnn(c: Checker, path: str, wanted: str, stack: CudaStack) -> None:
     """TF accepts a cuDNN of the same major version whose minor is at least its build's."""
     installed = [stack.cudnn] + ([stack.debian.cudnn] if stack.debian else [])
     if stack.wsl and stack.wsl.cudnn:
@@ -479,12 +355,12 @@ def _check_cudnn(c: _Checker, path: str, wanted: str, stack: CudaStack) -> None:
                          f"installs cuDNN {have}")
 
 
-def _parse_shim(c: _Checker, path: str, raw: Any) -> Shim:
+def _parse_shim(c: Checker, path: str, raw: Any) -> Shim:
     m = c.mapping(raw, path, required=("link", "to"))
     return Shim(c.string(m["link"], f"{path}.link"), c.string(m["to"], f"{path}.to"))
 
 
-def _date(c: _Checker, value: Any, path: str) -> str:
+def _date(c: Checker, value: Any, path: str) -> str:
     """A calendar date as text. The strict YAML loader keeps dates as strings; a timestamp is refused."""
     import datetime
 
@@ -494,7 +370,7 @@ def _date(c: _Checker, value: Any, path: str) -> str:
         return value.isoformat()
     text = c.string(value, path)
     try:
-        if not _DATE.fullmatch(text):
+        if not DATE.fullmatch(text):
             raise ValueError(text)
         datetime.date.fromisoformat(text)
     except ValueError:

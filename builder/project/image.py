@@ -38,7 +38,7 @@ class ProjectImage:
 
 def env_image_ref(project: Project, m: Matrix, repo: str | None = None) -> str:
     """The environment image the project is FROM: its alias tag, the Jupyter stage's with jupyter: true."""
-    return tags.image_refs(project.target(m), repo or m.image.repo, jupyter=project.jupyter)[1]
+    return tags.image_refs(project.target(m), m.repo(repo), jupyter=project.jupyter)[1]
 
 
 def describe(project: Project, m: Matrix, lock: ProjectLock, repo: str | None = None) -> ProjectImage:
@@ -81,13 +81,12 @@ def require_env_image(c, project: Project, m: Matrix, base_ref: str, repo: str |
     """EnvImageMissing, with the command that builds it, unless the environment image is local."""
     if not daemon.has_image(c, base_ref):
         raise EnvImageMissing(f"the {project.environment}/{project.os} image {base_ref} is not built: "
-                              f"{env_build_hint(project, repo, m.image.repo)}")
+                              f"{env_build_hint(project, m, repo)}")
 
 
-def env_build_hint(project: Project, repo: str | None = None, default_repo: str | None = None) -> str:
-    repo_arg = f" --repo {repo}" if repo and repo != default_repo else ""
-    return (f"build it with `tfenv build {project.environment} --os {project.os}"
-            f"{' --jupyter' if project.jupyter else ''}{repo_arg}`, or run `tfenv build --build-env` here")
+def env_build_hint(project: Project, m: Matrix, repo: str | None = None) -> str:
+    hint = tags.build_hint(project.target(m), jupyter=project.jupyter, repo=repo, default_repo=m.image.repo)
+    return f"build it with `{hint}`, or run `tfenv build --build-env` here"
 
 
 @dataclass
@@ -117,11 +116,6 @@ def build(project: Project, m: Matrix, image: ProjectImage, options, display: Di
     finally:
         display.finish()
     return ProjectBuild(image, built.image_id, built.cached, built.cacheable, time.monotonic() - start)
-
-
-def require_built(c, image: ProjectImage):
-    """The local project image, or ImageMissing saying to build it (a changed lock is a new tag)."""
-    return daemon.require_image(c, image.ref, "tfenv build")
 
 
 def test_expectations(project: Project, lock: ProjectLock, target: Target) -> dict:

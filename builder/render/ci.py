@@ -68,7 +68,7 @@ def matrix_entry(target: Target, repo: str) -> dict:
 
 
 def github_matrix(m: Matrix, targets: list[Target], repo: str | None = None) -> list[dict]:
-    return [matrix_entry(t, repo or m.image.repo) for t in targets]
+    return [matrix_entry(t, m.repo(repo)) for t in targets]
 
 
 # --- buildx bake ---------------------------------------------------------------------------------
@@ -126,7 +126,7 @@ def bake_file(m: Matrix, targets: list[Target] | None = None, repo: str | None =
             raise CiError(f"bake group name {name!r} collides with another group or target")
         groups[name] = {"targets": by_cuda[name]}
     return {
-        "variable": {REPO_VARIABLE: {"default": repo or m.image.repo}},
+        "variable": {REPO_VARIABLE: {"default": m.repo(repo)}},
         "group": groups,
         "target": bake_targets,
     }

@@ -56,11 +56,6 @@ class Outcome:
 # --- what the image must be: everything the suites compare, from the matrix -----------------------
 
 
-def build_hint(target: Target, repo: str | None = None, default_repo: str | None = None) -> str:
-    repo_arg = f" --repo {repo}" if repo and repo != default_repo else ""
-    return f"tfenv build {target.env.name} --os {target.os.name}{repo_arg}"
-
-
 def expectations(m: Matrix, target: Target, image: str, image_labels: dict, gpu: tuple[bool, str],
                  hint: str) -> dict:
     """The JSON the suites read (builder/verify/suites/conftest.py): matrix facts, labels, GPU mode."""
@@ -99,13 +94,13 @@ def expectations(m: Matrix, target: Target, image: str, image_labels: dict, gpu:
 def resolve_target(m: Matrix, client, env_name: str | None, os_name: str | None, repo: str | None,
                    image: str | None):
     """(target, image ref, docker image, build hint) for ENV/--os, or for --image (whose labels say the env)."""
-    repo = repo or m.image.repo
+    repo = m.repo(repo)
     if image is None:
         if env_name is None:
             raise TfenvError("name the environment to test (e.g. `tfenv test tf29`) or pass --image REF")
         target = m.target(env_name, os_name)
         ref = tags.image_refs(target, repo)[1]
-        hint = build_hint(target, repo, m.image.repo)
+        hint = tags.build_hint(target, repo=repo, default_repo=m.image.repo)
         return target, ref, daemon.require_image(client, ref, hint), hint
     img = _local_image(client, image)
     labels = img.labels or {}
@@ -116,7 +111,7 @@ def resolve_target(m: Matrix, client, env_name: str | None, os_name: str | None,
                              f"(`tfenv test ENV --image {image}`)")
         env_name, os_name = claimed, os_name or labels.get("io.tfenv.os")
     target = m.target(env_name, os_name)
-    return target, image, img, build_hint(target, repo, m.image.repo)
+    return target, image, img, tags.build_hint(target, repo=repo, default_repo=m.image.repo)
 
 
 def _local_image(client, ref: str):

@@ -19,7 +19,9 @@ def build(out: Path, matrix, facts: dict, pyodide: Path, source_url: str | None 
     from builder.web import pages, runtime, site
 
     run = runtime.Runtime(pyodide)
-    content = {**run.files(), **site.files(matrix, facts, run, source_url), **pages.files(facts, corpus)}
+    rule_pages = pages.build(facts, corpus)
+    content = {**run.files(), **site.files(matrix, facts, run, source_url, list(rule_pages)),
+               **pages.files(rule_pages)}
     for folder in sorted({str(Path(name).parent) for name in content}):
         fileio.make_folder(out / folder, "site folder")
     fileio.write_all([(out / name, data, None) for name, data in sorted(content.items())], what="site file")

@@ -63,20 +63,28 @@ def rule_page(rule, cases: list, facts: dict) -> dict | None:
             "tfenv": top.tfenv, "sources": sources[:MAX_SOURCES]}
 
 
-def files(facts: dict, corpus: Path | None = None) -> dict:
-    """site path -> bytes: rules/ID.html and rules/index.html in English, LANG/rules/... in each language the
-    diagnose package speaks (its messages in that language, through its own switch)."""
+def build(facts: dict, corpus: Path | None = None) -> dict:
+    """language -> its rule pages: every rule with a corpus log in English; in another language of the diagnose
+    package (through its own switch) the rules its catalogue translates (a title still in English: not yet)."""
     cases = load_corpus(corpus or corpus_dir())
     out = {}
-    for lang in languages():
+    for lang in i18n.LANGUAGES:
         with i18n.using(lang):
             pages = [page for page in (rule_page(rule, cases_of(rule, cases), facts) for rule in rules.RULES) if page]
-        out.update(render(pages, lang, languages()))
+        if lang != "en":
+            english = {page["id"]: page["title"] for page in out["en"]}
+            pages = [page for page in pages if page["title"] != english.get(page["id"])]
+        if pages:
+            out[lang] = pages
     return out
 
 
-def languages() -> list:
-    return list(i18n.LANGUAGES)
+def files(built: dict) -> dict:
+    """site path -> bytes: rules/ID.html and rules/index.html in English, LANG/rules/... in the others."""
+    out = {}
+    for lang in built:
+        out.update(render(lang, built))
+    return out
 
 
 def cases_of(rule, cases: list) -> list:
@@ -84,20 +92,21 @@ def cases_of(rule, cases: list) -> list:
     return [c for c in cases if c["cause"] == rule.ID] + [c for c in cases if rule.ID in (c.get("also") or [])]
 
 
-def render(pages: list, lang: str, langs: list) -> dict:
-    """One language's rule pages and index: English under rules/, the others under LANG/rules/."""
+def render(lang: str, built: dict) -> dict:
+    """One language's rule pages and index, each linking its other languages: English under rules/, the
+    others under LANG/rules/."""
     folder = "rules/" if lang == "en" else f"{lang}/rules/"
     root = "../" * folder.count("/")
     home = root + ("index.html" if lang == "en" else f"index.html?lang={lang}")
-    languages = [({"code": code, "name": name}, root + ("rules/" if code == "en" else f"{code}/rules/"))
-                 for code, name in LANGUAGES.items() if code != lang and code in langs]
+    others = [({"code": code, "name": LANGUAGES[code]}, root + ("rules/" if code == "en" else f"{code}/rules/"),
+               {page["id"] for page in built[code]}) for code in built if code != lang]
     shared = {"csp": CSP, "text": ui_text()[lang], "lang": lang, "root": root, "home": home}
     env = jinja()
     out = {}
-    for page in pages:
-        others = [(other, href + f"{page['id']}.html") for other, href in languages]
+    for page in built[lang]:
+        links = [(other, href + f"{page['id']}.html") for other, href, ids in others if page["id"] in ids]
         out[f"{folder}{page['id']}.html"] = env.get_template("rule.html").render(
-            rule=page, languages=others, **shared).encode()
+            rule=page, languages=links, **shared).encode()
     out[f"{folder}index.html"] = env.get_template("rules.html").render(
-        rules=pages, languages=[(o, h + "index.html") for o, h in languages], **shared).encode()
+        rules=built[lang], languages=[(o, h + "index.html") for o, h, _ in others], **shared).encode()
     return out

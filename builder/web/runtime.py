@@ -15,7 +15,8 @@ from pathlib import Path
 from builder.core.errors import TfenvError
 
 # What the page loads (the rest of the package, consoles, typings and source maps, stays behind).
-FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
+FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
+LOCK = "pyodide-lock.json"  # shipped without its packages: the page loads none, so it can fetch none
 STDLIB = "python_stdlib.zip"
 # Standard-library packages and modules a log explainer in a browser never imports, left out for size
 # (the site's budget is 8 MB gzipped): REPLs, debuggers, test runners, mailboxes, XML, process pools.
@@ -31,7 +32,7 @@ class Runtime:
 
     def __init__(self, folder: Path):
         self.folder = folder
-        missing = [name for name in (*FILES, STDLIB, "package.json") if not (folder / name).is_file()]
+        missing = [name for name in (*FILES, LOCK, STDLIB, "package.json") if not (folder / name).is_file()]
         if missing:
             raise TfenvError(f"no Pyodide in {folder} (missing {missing[0]}): run `npm ci` in the tfenv checkout, "
                              "or give --pyodide DIR")
@@ -45,6 +46,7 @@ class Runtime:
         out = {f"pyodide/{name}": (self.folder / name).read_bytes() for name in FILES}
         stdlib = trim((self.folder / STDLIB).read_bytes())
         out[f"pyodide/{STDLIB}"] = self.precompile(stdlib, f"/lib/python{self.python_tag()}.zip")
+        out[f"pyodide/{LOCK}"] = json.dumps({**self.lock(), "packages": {}}, sort_keys=True).encode()
         out["pyodide/LICENSE.txt"] = notice(self.version).encode()
         return out
 
@@ -67,10 +69,15 @@ class Runtime:
                 raise TfenvError(f"precompiling {shown_as} with Pyodide failed: {last}")
             return compiled.read_bytes()
 
+    def lock(self) -> dict:
+        try:
+            return json.loads((self.folder / LOCK).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise TfenvError(f"{self.folder / LOCK}: not Pyodide's lock file ({exc})") from None
+
     def python_tag(self) -> str:
         """'314' for Python 3.14: the name of the stdlib zip on Pyodide's sys.path, read from its lock file."""
-        lock = json.loads((self.folder / "pyodide-lock.json").read_text(encoding="utf-8"))
-        major, minor = lock["info"]["python"].split(".")[:2]
+        major, minor = self.lock()["info"]["python"].split(".")[:2]
         return major + minor
 
 

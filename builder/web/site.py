@@ -34,27 +34,25 @@ def ui_text() -> dict:
     return json.loads((TEMPLATES / "ui.json").read_text(encoding="utf-8"))
 
 
-def site_data(matrix, source_url: str | None) -> dict:
+def site_data(matrix, source_url: str | None, rule_languages: list) -> dict:
     """What app.js needs besides its labels: env -> the committed setup scripts an answer links to
     (windows/ENV/setup.ps1, wsl/ENV/setup.ps1), the repository they are in, the languages of the rule pages."""
     from builder.core import paths
     from builder.render import windows
-    from builder.web import pages
-
     envs = {}
     for env in matrix.envs.values():
         envs[env.name] = {"windows": paths.windows_relpath(env) if windows.supported(env) else None,
                           "wsl": paths.wsl_relpath(env, paths.WSL_POWERSHELL) if env.cuda.wsl is not None else None}
-    return {"source": (source_url or "").rstrip("/"), "envs": envs, "rule_languages": pages.languages()}
+    return {"source": (source_url or "").rstrip("/"), "envs": envs, "rule_languages": rule_languages}
 
 
-def files(matrix, facts: dict, runtime, source_url: str | None) -> dict:
+def files(matrix, facts: dict, runtime, source_url: str | None, rule_languages: list) -> dict:
     """site path -> bytes for the page (the runtime's own files come from runtime.files())."""
     from builder.doctor import standalone
 
     page = jinja().get_template("index.html").render(
         csp=CSP, pyodide_version=runtime.version, ui_text=_json_block(ui_text()),
-        site=_json_block(site_data(matrix, source_url)))
+        site=_json_block(site_data(matrix, source_url, rule_languages)))
     # The standalone doctor's zip, its .py precompiled like the stdlib (the page starts without compiling).
     app = runtime.precompile(standalone.build(facts), APP_PATH)
     out = {"index.html": page.encode(), "tfenv.zip": app}

@@ -79,6 +79,9 @@ test("the page loads Python, shows its loading state, and answers a pasted log a
   assert.equal(first, "loading");
   await page.locator("#status[data-state=ready]").waitFor({ timeout: 60000 });
   timings.ready_ms = Date.now() - started;
+  const status = await page.locator("#status").evaluate((node) => ({ ...node.dataset }));
+  timings.worker_boot_ms = Number(status.bootMs); // in the worker: Pyodide started, then tfenv's package loaded
+  timings.worker_runtime_ms = Number(status.runtimeMs);
   const log = Buffer.from(find("001-win-tf22-cudart64-101-path").file, "base64").toString("utf8");
   await page.fill("#log", log);
   await page.click("#explain");

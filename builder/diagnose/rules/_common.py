@@ -12,13 +12,6 @@ def lines(events):
     return [ev.line for ev in events if ev is not None]
 
 
-def env_text(ctx):
-    """'tf22' or 'tf22 (or tf22-cuda101)'; a placeholder when nothing fits."""
-    if not ctx.envs:
-        return "ENV"
-    return ctx.envs[0] + (" (or {})".format(", ".join(ctx.envs[1:3])) if len(ctx.envs) > 1 else "")
-
-
 def tfenv_way(ctx, windows=False):
     """How tfenv gets around the problem on the log's platform (windows: say it the Windows way regardless)."""
     env = ctx.env() or "ENV"

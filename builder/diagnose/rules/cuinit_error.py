@@ -47,7 +47,9 @@ _CODES = {"34": "CUDA_ERROR_STUB_LIBRARY", "802": "CUDA_ERROR_SYSTEM_NOT_READY",
 def check(log, ctx):
     failed = [ev for ev in log.all("cuinit") if not any(c in ev.groups[0] for c in COVERED)]
     others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES] + log.all("cuda_unknown")[:1]
-    fabric = log.all("system_not_ready")[:1]
+    # 802 itself, or the fabric manager named beside a failed device count / cuInit
+    fabric = [ev for ev in log.all("system_not_ready") if "abric" not in ev.groups[0] or
+              log.has("cuda_device_count", "cuinit", "cuda_error")][:1]
     if fabric:
         others += fabric + log.all("cuda_device_count")[:1]
     if not ctx.container:  # a host that loads the compat libcuda (in a container: driver-too-old)

@@ -29,4 +29,5 @@ def check(log, ctx):
             "persists, reinstall the driver so that both halves are the same version: remove every NVIDIA driver "
             "package (stale libnvidia-ml links included) and install one version, then `nvidia-smi` must work")
     return Finding(ID, title,
-                   [ev.line for ev in evidence], cause, fix, tfenv_way(ctx), rank=26, supersedes=("no-gpu-visible",))
+                   [ev.line for ev in evidence], cause, fix, tfenv_way(ctx), rank=26,
+                   supersedes=("no-gpu-visible", "cuinit-error"))

@@ -14,7 +14,8 @@ def check(log, ctx):
     ignored = log.all("gpu_ignored")[:1]
     cc = ctx.compute_capability.value
     old = cc and vkey(cc) < vkey(OFFICIAL_MIN)
-    crash = log.all("no_kernel_image")[:1] if old else []
+    crash = (log.all("no_kernel_image")[:1] + [ev for ev in log.all("cuda_error")
+                                               if ev.groups[0] == "CUDA_ERROR_NO_BINARY_FOR_GPU"][:1]) if old else []
     if not (ignored or crash):
         return None
     minimum = log.first("min_capability")

@@ -10,7 +10,8 @@ ID = "jetson-container"
 
 def check(log, ctx):
     jetson = log.all("jetson")[:2]
-    trouble = [ev for kind in ("so_missing", "load_fail", "file_too_short", "nvc_error", "cuinit", "gpu_none")
+    trouble = [ev for kind in ("so_missing", "load_fail", "file_too_short", "nvc_error", "cuinit", "gpu_none",
+                               "nvml_failed")
                for ev in log.all(kind)[:1]]
     if not jetson or not trouble:
         return None
@@ -22,5 +23,6 @@ def check(log, ctx):
             "11.4); if the CSV files under host-files-for-container.d are missing or empty, re-install the "
             "nvidia-container-csv-* (JetPack container) packages")
     return Finding(ID, t("Jetson container without the host's CUDA libraries"), lines(jetson[:1] + trouble), cause,
-                   fix, t("tfenv's images are for x86-64 hosts; on Jetson use NVIDIA's l4t images"), rank=9,
-                   supersedes=("missing-cuda-runtime", "missing-cudnn", "libcuda-missing", "no-gpu-visible"))
+                   fix, t("tfenv's images are for x86-64 hosts; on Jetson use NVIDIA's l4t images"), rank=6,
+                   supersedes=("missing-cuda-runtime", "missing-cudnn", "libcuda-missing", "no-gpu-visible",
+                               "container-nvml-lost", "container-no-host-driver"))

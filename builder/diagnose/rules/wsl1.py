@@ -17,8 +17,8 @@ def check(log, ctx):
     cause = t("This Linux runs under WSL 1 ({how}), a translation layer without GPU access; CUDA and DirectML work "
               "only in WSL 2.", how=ctx.platform.how)
     fix = t("convert the distribution in Windows PowerShell: `wsl --set-version <distro> 2` (after `wsl --update`; "
-            "see `wsl -l -v`), then `wsl --shutdown`; WSL 2 needs Windows 10 21H2 (build {build}) or later, or "
-            "Windows 11, and the NVIDIA Windows driver {driver} or newer",
+            "see `wsl -l -v`), then `wsl --shutdown`; WSL 2 with a GPU needs Windows build {build} or later "
+            "(Windows 10 or 11) and the NVIDIA Windows driver {driver} or newer",
             build=wsl.get("windows_build_min", "?"), driver=wsl.get("driver_min_windows", "?"))
     return Finding(ID, t("WSL 1 has no GPU support"), evidence, cause, fix, tfenv_way(ctx), rank=5,
                    supersedes=("libcuda-missing", "no-gpu-harmless", "no-gpu-visible"))

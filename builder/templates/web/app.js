@@ -48,7 +48,10 @@ function showStatus(name, values = {}) {
 const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
 worker.onmessage = ({ data }) => {
   if (data.type === "stage") showStatus(`loading-${data.stage}`);
-  else if (data.type === "ready") showStatus("ready", { seconds: (data.ms / 1000).toFixed(1) });
+  else if (data.type === "ready") {
+    showStatus("ready", { seconds: (data.ms / 1000).toFixed(1) });
+    Object.assign($("status").dataset, { bootMs: data.ms.toFixed(0), runtimeMs: data.runtimeMs.toFixed(0) });
+  }
   else if (data.type === "failed") showStatus("failed", { message: data.message });
   else if (data.type === "answer" && data.id === sequence) showAnswer(data);
 };

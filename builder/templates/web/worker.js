@@ -19,11 +19,12 @@ async function boot() {
   const app = fetchBytes("tfenv.zip");
   const entry = fetch(new URL("entry.py", base)).then((r) => r.text());
   const py = await loadPyodide({ indexURL: index, packageBaseUrl: index });
+  const runtimeMs = performance.now() - started;
   say({ type: "stage", stage: "diagnose" });
   py.FS.writeFile("/home/pyodide/tfenv.zip", await app);
   py.runPython(await entry);
   const explain = py.globals.get("explain");
-  say({ type: "ready", ms: performance.now() - started });
+  say({ type: "ready", ms: performance.now() - started, runtimeMs });
   return explain;
 }
 

@@ -147,6 +147,8 @@ CASES += [
      "cuinit-error", "stubs"),
     ("wsl-no-dxg", "Linux PC 5.10.102.1-microsoft-standard-WSL2\n$ ls -l /dev/dxg\nls: cannot access '/dev/dxg': "
      "No such file or directory", "wsl-gpu-unavailable", "wsl --update"),
+    ("wsl-no-lib-folder", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n$ ls /usr/lib/wsl/lib\nls: cannot access "
+     "'/usr/lib/wsl/lib': No such file or directory", "wsl-gpu-unavailable", "NVIDIA Windows driver"),
     ("cc30-ignored", "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1283] Ignoring visible gpu device (device: 0, "
      "name: Quadro K2000M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The "
      "minimum required Cuda capability is 3.5.", "gpu-too-old", "TF_CUDA_COMPUTE_CAPABILITIES=3.0"),
@@ -163,7 +165,7 @@ CASES += [
     ("cudnn-mismatch-prompt", "(base) me@box:~/proj$ python train.py\n"
      "E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library: 8.0.4 but source was "
      "compiled with: 8.1.0.", "cudnn-version-mismatch",
-     "ldconfig -p"),
+     "and in LD_LIBRARY_PATH"),
     ("tf1-cudnn-newer", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:396] Loaded runtime CuDNN library: 7102 "
      "(compatibility version 7100) but source was compiled with 7005 (compatibility version 7000).",
      "cudnn-version-mismatch", "cuDNN 7.0"),
@@ -178,6 +180,10 @@ NOTHING = [
     "device:GPU:0 with 9640 MB memory:  -> device: 0, name: NVIDIA GeForce RTX 3080, pci bus id: 0000:01:00.0, "
     "compute capability: 8.6",
     "Epoch 1/10\n  32/60000 [..............................] - ETA: 5:12 - loss: 2.3026",
+    "$ systemctl status nvidia-fabricmanager\n     Active: active (running) since Mon 2024-02-26 09:28:18 UTC",
+    "root@3f2a9c1b7d8e:/workspace# nvidia-smi -L\nGPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1234)",
+    "me@PC:~$ ls /usr/lib/wsl/lib\nlibcuda.so  libcuda.so.1  libcuda.so.1.1  libdxcore.so  nvidia-smi",
+    "docker run --gpus all --rm tensorflow/tensorflow:2.9.1-gpu python -c 'import tensorflow as tf'",
     "",
 ]
 

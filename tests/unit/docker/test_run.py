@@ -231,3 +231,23 @@ def test_help_lists_run_ps_stop_without_importing_docker():
                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert "run " in res.stdout and "ps " in res.stdout and "stop " in res.stdout
     assert res.stdout.strip().endswith("False")
+
+
+def test_a_lost_port_race_is_tried_a_bounded_number_of_times(monkeypatch):
+    tried = []
+
+    def always_taken(client, spec, bind, port, token):
+        tried.append(port)
+        raise jupyter.PortTaken(f"port {port} on {bind} was taken while starting: pass another --port")
+
+    monkeypatch.setattr(jupyter, "start", always_taken)
+    monkeypatch.setattr(jupyter, "port_free", lambda bind, port: True)
+    with pytest.raises(jupyter.PortBusy) as exc:
+        jupyter.start_on_a_free_port(None, None, "127.0.0.1", None, "t")
+    assert tried == list(range(jupyter.FIRST_PORT, jupyter.FIRST_PORT + jupyter.PORT_TRIES))
+    assert str(exc.value) == (f"ports {', '.join(map(str, tried))} on 127.0.0.1 were each taken while starting: "
+                              "pass a free --port")
+    tried.clear()
+    with pytest.raises(jupyter.PortTaken):  # --port given: never another one
+        jupyter.start_on_a_free_port(None, None, "127.0.0.1", 9000, "t")
+    assert tried == [9000]

@@ -38,8 +38,9 @@ def test_expectations_tf22_shim_and_built_cuda(m):
 
 def test_build_hint_names_repo_only_when_not_default(m):
     target = m.target("tf29", "debian11")
-    assert runner.build_hint(target, "tfenv/tensorflow", "tfenv/tensorflow") == "tfenv build tf29 --os debian11"
-    assert runner.build_hint(target, "ghcr.io/a/tf", "tfenv/tensorflow").endswith("--repo ghcr.io/a/tf")
+    hint = tags.build_hint(target, repo="tfenv/tensorflow", default_repo="tfenv/tensorflow")
+    assert hint == "tfenv build tf29 --os debian11"
+    assert tags.build_hint(target, repo="ghcr.io/a/tf", default_repo="tfenv/tensorflow").endswith("--repo ghcr.io/a/tf")
 
 
 FAKE_SUITE = {
