@@ -141,8 +141,8 @@ def _print_rich(result) -> None:
         colour = "green" if f.harmless else "bold red" if i == 1 else "red"
         console.print(f"\n[{colour}]{i}. {escape(f.title)}[/{colour}] [dim]\\[{f.id}][/dim]")
         for n in f.evidence:
-            where = t("line {number}: {text}", number=n, text="").rstrip()  # the line's own text in its colour
-            console.print(f"   [dim]{escape(where)}[/dim] [cyan]{escape(result.log.line_text(n))}[/cyan]")
+            where = t("line {number}: {text}", number=n, text="")  # the line's own text in its colour after it
+            console.print(f"   [dim]{escape(where)}[/dim][cyan]{escape(result.log.line_text(n))}[/cyan]")
         for label, body in ((t("why"), f.cause), (t("fix"), f.fix), (t("tfenv"), f.tfenv)):
             if body:
                 console.print(f"   [bold]{label}:[/bold] {escape(body)}")

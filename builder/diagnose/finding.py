@@ -1,16 +1,18 @@
 """A finding: one problem a rule recognised, with its evidence, cause, fix and the tfenv way around it."""
 
+from builder.diagnose.i18n import punctuate
+
 
 class Finding:
     """rank orders findings, root causes first (lower is earlier); supersedes names findings this one explains."""
 
     def __init__(self, id, title, evidence, cause, fix, tfenv="", harmless=False, rank=50, supersedes=()):
         self.id = id
-        self.title = title
+        self.title = punctuate(title)  # the rules join translated sentences with '; ' and ' ': as the language does
         self.evidence = sorted({n for n in evidence if n})  # line numbers
-        self.cause = cause
-        self.fix = fix
-        self.tfenv = tfenv
+        self.cause = punctuate(cause)
+        self.fix = punctuate(fix)
+        self.tfenv = punctuate(tfenv)
         self.harmless = harmless
         self.rank = rank
         self.supersedes = tuple(supersedes)

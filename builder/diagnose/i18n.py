@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import pkgutil
+import re
 import textwrap
 import unicodedata
 
@@ -91,6 +92,19 @@ def t(msgid, **fields):
     """The message in the current language with its fields filled in (English: msgid.format(**fields))."""
     text = catalog(_current[0]).get(msgid, msgid)
     return text.format(**fields) if fields else text
+
+
+_CJK = "\u3000-\u9fff\uff00-\uffef"  # CJK characters and full-width punctuation
+# Outside backticks: the '; ' and ' ' that join translated sentences become Chinese punctuation.
+_ZH_GLUE = re.compile(f"(`[^`]*`)|; (?=[{_CJK}])|(?<=[{_CJK}]); |(?<=[。；，：）]) (?=\\S)")
+
+
+def punctuate(text):
+    """A finding's text as the language writes it: in Chinese, the '; ' and ' ' that join its translated
+    sentences become '；' and nothing (commands in backticks stay as they are); other languages: unchanged."""
+    if _current[0] != "zh-CN" or not text:
+        return text
+    return _ZH_GLUE.sub(lambda m: m.group(1) or ("；" if m.group(0) == "; " else ""), text)
 
 
 def wrap(text, width, initial_indent="", subsequent_indent=""):

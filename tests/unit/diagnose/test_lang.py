@@ -163,3 +163,11 @@ def test_readme_zh_cn_example_is_what_explain_prints(facts):
         printed = diagnose.format_text(diagnose.explain(case["log"], facts))
     [(_, example)] = _blocks(README_ZH.read_text(encoding="utf-8"), "text")
     assert example == printed
+
+
+def test_chinese_findings_join_their_sentences_with_chinese_punctuation():
+    joined = "没有用（见上文）; cuDNN 7.6 也要配套安装。 CUDA 11.2 已装; `python -c \"import a; print(a)\"`; 之后 a; b"
+    with i18n.using("zh-CN"):
+        assert i18n.punctuate(joined) == ("没有用（见上文）；cuDNN 7.6 也要配套安装。CUDA 11.2 已装；"
+                                          "`python -c \"import a; print(a)\"`；之后 a; b")
+    assert i18n.punctuate(joined) == joined  # English (and any other language): as the rules wrote it
