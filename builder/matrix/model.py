@@ -174,6 +174,7 @@ class ImageSettings:
     uid: int
     venv: str
     workdir: str
+    pip: str  # the pip every venv is upgraded to first
 
 
 @dataclass(frozen=True)

@@ -201,7 +201,7 @@ def _parse_wsl_cuda(c: Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:
 
 
 def _parse_image(c: Checker, raw: Any) -> ImageSettings:
-    m = c.mapping(raw, "image", required=("repo", "user", "uid", "venv", "workdir"))
+    m = c.mapping(raw, "image", required=("repo", "user", "uid", "venv", "workdir", "pip"))
     if not isinstance(m["uid"], int) or isinstance(m["uid"], bool) or m["uid"] <= 0:
         c.fail("image.uid", f"expected a positive integer, got {type_name(m['uid'])}")
     return ImageSettings(
@@ -210,6 +210,7 @@ def _parse_image(c: Checker, raw: Any) -> ImageSettings:
         uid=m["uid"],
         venv=c.string(m["venv"], "image.venv"),
         workdir=c.string(m["workdir"], "image.workdir"),
+        pip=c.version(m["pip"], "image.pip"),
     )
 
 
