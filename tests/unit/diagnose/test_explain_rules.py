@@ -285,3 +285,9 @@ def test_tf22_on_windows_with_cuda_102_gets_the_copy_the_setup_script_makes(fact
     assert copy.source in (ROOT / "windows" / "tf22" / "setup.ps1").read_text(encoding="utf-8")
     # without CUDA 10.2 installed the answer stays the CUDA 10.1 install
     assert "CUDA 10.1 toolkit" in diagnose.explain(log, facts, tf="2.2").findings[0].fix
+
+
+def test_every_rule_names_the_source_of_its_messages():
+    """builder/diagnose/rules/SOURCES.md has a row for every cause id the rules can give."""
+    text = (ROOT / "builder" / "diagnose" / "rules" / "SOURCES.md").read_text(encoding="utf-8")
+    assert [i for i in rules.IDS if i not in text] == []
