@@ -109,7 +109,7 @@ def test_command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
     if junit_xml:  # checked before the suite runs, not after minutes of checks
         from builder.core import files
 
-        files.check_writable(junit_xml, "JUnit XML report")
+        files.check_writable(junit_xml, "JUnit XML report", make_parents=True)
     repo = common.default_repo(repo)
     m = load_matrix(ctx)
     in_project = image_ref is None and env is None and config.find() is not None

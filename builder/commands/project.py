@@ -10,18 +10,28 @@ from builder.commands import common
 
 
 @click.command("init")
-@click.argument("env")
+@click.argument("env", required=False)
 @click.option("--os", "os_name", callback=common.nonempty, help="OS variant (default: the environment's first one).")
 @click.option("--jupyter", is_flag=True, help="Build on the environment's Jupyter stage.")
 @click.option("--force", is_flag=True, help="Replace an existing tfenv.yaml.")
+@click.option("--requirements", "requirements", metavar="FILE", callback=common.nonempty,
+              help="The requirements to read (default: the first of requirements.txt, environment.yml, "
+                   "pyproject.toml, setup.cfg, setup.py here).")
 @click.pass_context
-def init_command(ctx, env, os_name, jupyter, force):
-    """Write a commented tfenv.yaml for this folder: `tfenv build`, `test` and `run` then use it."""
+def init_command(ctx, env, os_name, jupyter, force, requirements):
+    """Write a commented tfenv.yaml for this folder: `tfenv build`, `test` and `run` then use it.
+
+    Without ENV, the environment is the one the requirements name (requirements.txt, environment.yml,
+    pyproject.toml, setup.cfg or setup.py, the first found): its TensorFlow line and its Python.
+    """
     from builder.commands.common import load_matrix
     from builder.project import config
 
-    path = config.write_init(load_matrix(ctx), env, os_name, jupyter, Path.cwd(), force)
-    click.echo(f"wrote {path.name}: next, `tfenv build` resolves the requirements into tfenv.lock and builds")
+    path, why = config.write_init(load_matrix(ctx), env, os_name, jupyter, Path.cwd(), force, requirements)
+    if why:
+        click.echo(why)
+    click.echo(f"wrote {path.name}: next, `tfenv lock` resolves the requirements into tfenv.lock "
+               f"(`tfenv build` does it too, and builds)")
 
 
 @click.command("devcontainer")
