@@ -69,7 +69,15 @@ def test_requests_docker_py_sends_without_a_timeout_get_one(sock_path, monkeypat
         c.close()
 
 
-def test_waiting_for_a_container_to_exit_has_no_limit(sock_path, monkeypatch):
+LONG_WAITS = {  # the call, and the request the fake daemon holds
+    "a container's exit": (lambda c: c.api.wait("tfenv-ci-hung"), "/containers/tfenv-ci-hung/wait"),
+    "an image import": (lambda c: c.api.import_image_from_data(b"x", repository="tfenv-ci/hung"), "/images/create"),
+}
+
+
+@pytest.mark.parametrize("what", list(LONG_WAITS))
+def test_waits_that_last_as_long_as_the_work_are_not_cut_at_the_timeout(sock_path, monkeypatch, what):
+    call, held = LONG_WAITS[what]
     monkeypatch.setenv("DOCKER_HOST", f"unix://{sock_path}")
     monkeypatch.setenv("TFENV_DOCKER_TIMEOUT", "1")
     outcome = []
@@ -78,15 +86,15 @@ def test_waiting_for_a_container_to_exit_has_no_limit(sock_path, monkeypatch):
 
         def wait():
             try:
-                outcome.append(c.api.wait("tfenv-ci-hung"))
+                outcome.append(call(c))
             except Exception as exc:  # noqa: BLE001 - whatever ends it is the outcome
                 outcome.append(exc)
 
         waiter = threading.Thread(target=wait, daemon=True)
         waiter.start()
-        waiter.join(timeout=3)  # three times the timeout: a container may run for hours
+        waiter.join(timeout=3)  # three times the timeout: a container may run for hours, an import minutes
         assert waiter.is_alive() and outcome == []
-        assert hung.requests[-1].endswith("/containers/tfenv-ci-hung/wait")
+        assert hung.requests[-1].split("?")[0].endswith(held)
     waiter.join(timeout=10)  # the fake closed the connection: the wait ends
     c.close()
 
