@@ -107,6 +107,8 @@ def lock_command(ctx, envs, jupyter, check):
 
         m = load_matrix(ctx)
         project_lock, _ = actions.lock(m, actions.load(m), refresh=True)
+        for note in project_lock.notes:
+            click.echo(f"note: {note}")
         click.echo(f"{project_lock.path}: {len(project_lock.pins)} packages on top of the environment")
         return
     checkout = paths.checkout_root()

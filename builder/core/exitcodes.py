@@ -20,7 +20,9 @@ TABLE = (
     (OK, "success"),
     (CHECKS_FAILED, "checks ran and at least one failed (test, doctor, render --check, bake --check); "
                     "explain recognised nothing"),
-    (BAD_INPUT, "bad input, or could not run (no Docker daemon, no such image, unwritable file)"),
+    (BAD_INPUT, "bad input, or could not run (no Docker daemon, no such image, unwritable file); a project's "
+                "requirements no environment fits (`tfenv init`) or that cannot be met on it (`tfenv lock`, "
+                "`tfenv build`: one line listing every one)"),
     (INTERNAL, "internal error in tfenv (a bug: run again with --debug and report the traceback)"),
     (SIGHUP_EXIT, "the terminal went away (SIGHUP); whatever tfenv started is removed"),
     (INTERRUPTED, "interrupted by Ctrl-C (SIGINT); whatever tfenv started is removed"),

@@ -55,9 +55,10 @@ def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_INPUT) -> 
     return data
 
 
-def check_writable(path: Path | str, what: str = "output") -> Path:
+def check_writable(path: Path | str, what: str = "output", make_parents: bool = False) -> Path:
     """Fail now, before any work, when `path` cannot be written: a special file, a folder, a missing or
-    read-only folder, a name too long. Returns the absolute path."""
+    read-only folder, a name too long. make_parents: missing folders are fine when the nearest one that
+    exists is writable (the writer makes them, as pytest does; nothing is made here). Returns the path."""
     path = Path(path)
     name = path.name
     if not name or name in (".", ".."):
@@ -76,6 +77,8 @@ def check_writable(path: Path | str, what: str = "output") -> Path:
         if not stat.S_ISREG(st.st_mode):
             raise FileError(f"{show(path)}: cannot write the {what}: not a regular file (a device, fifo or socket)")
     folder = path.parent if str(path.parent) else Path(".")
+    while make_parents and not folder.exists() and folder != folder.parent:
+        folder = folder.parent  # the nearest folder that exists must take the new ones
     if not folder.is_dir():
         raise FileError(f"{show(path)}: cannot write the {what}: folder {folder} does not exist")
     try:

@@ -124,6 +124,7 @@ class Env:
     lock_date: str
     windows_dlls: tuple[str, ...] = ()  # what the win_amd64 wheel loads by bare name (driver's nvcuda.dll aside)
     windows_optional_dlls: tuple[str, ...] = ()  # CUPTI: the profiler only
+    ecosystem: dict[str, str] = field(default_factory=dict)  # TF ecosystem package -> bound or default version
 
     @property
     def tf_short(self) -> str:
@@ -173,6 +174,7 @@ class ImageSettings:
     uid: int
     venv: str
     workdir: str
+    pip: str  # the pip every venv is upgraded to first
 
 
 @dataclass(frozen=True)
@@ -212,6 +214,7 @@ class Matrix:
     jupyter_packages: tuple[str, ...]
     wsl: WslSettings | None = None
     windows: WindowsSettings | None = None
+    projects: dict = field(default_factory=dict)  # a user's project: breakages, bounds, backports, windows_only
 
     def repo(self, given: str | None = None) -> str:
         """The image repository: the one given (--repo, TFENV_REPO, the config file), else image.repo."""

@@ -11,6 +11,7 @@ from typing import Any
 
 from builder.core import paths
 from builder.core.errors import TfenvError
+from builder.matrix import projects
 from builder.matrix.checker import DATE, Checker, type_name
 from builder.matrix.model import (
     Copy,
@@ -50,7 +51,7 @@ def load(path: Path | str | None = None) -> Matrix:
 def parse(data: Any, path: Path) -> Matrix:
     c = Checker(path.name)
     top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"),
-                    optional=("wsl", "windows"))
+                    optional=("wsl", "windows", "projects"))
     if type(top["schema"]) is not int or top["schema"] != 1:  # `true == 1` in Python
         c.fail("schema", f"expected 1, got {top['schema']!r}")
     image = _parse_image(c, top["image"])
@@ -79,6 +80,7 @@ def parse(data: Any, path: Path) -> Matrix:
         jupyter_packages=c.strings(jupyter["packages"], "jupyter.packages"),
         wsl=_parse_wsl(c, top["wsl"], os_variants) if "wsl" in top else None,
         windows=_parse_windows(c, top["windows"]) if "windows" in top else None,
+        projects=projects.parse_projects(c, top.get("projects") or {}),
     )
 
 
@@ -199,7 +201,7 @@ def _parse_wsl_cuda(c: Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:
 
 
 def _parse_image(c: Checker, raw: Any) -> ImageSettings:
-    m = c.mapping(raw, "image", required=("repo", "user", "uid", "venv", "workdir"))
+    m = c.mapping(raw, "image", required=("repo", "user", "uid", "venv", "workdir", "pip"))
     if not isinstance(m["uid"], int) or isinstance(m["uid"], bool) or m["uid"] <= 0:
         c.fail("image.uid", f"expected a positive integer, got {type_name(m['uid'])}")
     return ImageSettings(
@@ -208,6 +210,7 @@ def _parse_image(c: Checker, raw: Any) -> ImageSettings:
         uid=m["uid"],
         venv=c.string(m["venv"], "image.venv"),
         workdir=c.string(m["workdir"], "image.workdir"),
+        pip=c.version(m["pip"], "image.pip"),
     )
 
 
@@ -288,7 +291,7 @@ _ENV_KEYS = ("tensorflow", "python", "cuda", "cudnn", "sonames", "os", "pins", "
 
 def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
     p = f"envs.{name}"
-    m = c.mapping(raw, p, required=_ENV_KEYS, optional=("shims",))
+    m = c.mapping(raw, p, required=_ENV_KEYS, optional=("shims", "ecosystem"))
     py = c.mapping(m["python"], f"{p}.python", required=("min", "max"))
     cuda_version = c.one_of(str(m["cuda"]) if isinstance(m["cuda"], (int, float)) else m["cuda"],
                             f"{p}.cuda", cuda, "CUDA version")
@@ -313,7 +316,11 @@ def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
         os=os_names,
         pins=c.str_map(m["pins"], f"{p}.pins"),
         lock_date=_date(c, m["lock_date"], f"{p}.lock_date"),
+        ecosystem=c.str_map(m.get("ecosystem", {}), f"{p}.ecosystem"),
     )
+    for package, spec in env.ecosystem.items():
+        where = f"{p}.ecosystem.{package}"
+        projects.specifier(c, spec if spec[:1] in "<>=!~" else f"=={spec}", where)
     if stack.windows:
         wanted = env.windows_dlls + env.windows_optional_dlls
         if not env.windows_dlls:

@@ -30,6 +30,8 @@ def build(m: Matrix, project: config.Project, options, display: Display, build_e
         image.require_env_image(c, project, m, image.env_image_ref(project, m, options.repo), options.repo)
     project_lock, resolved = lock(m, project, options.pip_index_url, options.ca_cert)
     if resolved:
+        for note in project_lock.notes:
+            display.note(f"note: {note}")
         display.note(f"wrote {project_lock.path.name}: {len(project_lock.pins)} packages on top of "
                      f"{project.environment}")
     described = image.describe(project, m, project_lock, options.repo)
@@ -39,7 +41,7 @@ def build(m: Matrix, project: config.Project, options, display: Display, build_e
 def current_image(m: Matrix, project: config.Project, c, repo: str | None = None) -> image.ProjectImage:
     """The project image for today's tfenv.lock, which must be built already."""
     target = project.target(m)
-    project_lock = resolve.current_lock(project, target)
+    project_lock = resolve.current_lock(project, target, m)
     if project_lock is None:
         why = "is missing" if not project.lock_path.is_file() else "is older than tfenv.yaml or the requirements"
         raise TfenvError(f"{project.lock_path.name} {why}: run `tfenv build` (or `tfenv lock`)")
@@ -60,4 +62,4 @@ def test(m: Matrix, project: config.Project, gpu: tuple[bool, str], junit_xml: s
     image.check_labels(img, described)
     return runner.run(m, described.target, described.ref, img.labels or {}, gpu, "tfenv build",
                       junit_xml=junit_xml, client=c,
-                      project=image.test_expectations(project, described.lock))
+                      project=image.test_expectations(project, described.lock, described.target))

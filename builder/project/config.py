@@ -19,7 +19,7 @@ from builder.matrix.model import Matrix, Target, UnknownEnvError
 
 FILENAME = "tfenv.yaml"
 LOCK_FILENAME = "tfenv.lock"
-KEYS = ("environment", "os", "requirements", "apt", "jupyter")
+KEYS = ("environment", "os", "requirements", "apt", "jupyter", "resolve_as_of")
 # A Debian/Ubuntu package name, optionally =VERSION (policy manual 5.6.1 and 5.6.12).
 _APT = re.compile(r"^[a-z0-9][a-z0-9+.-]+(=[A-Za-z0-9.+~:-]+)?$")
 
@@ -36,6 +36,7 @@ class Project:
     requirements: str | None  # relative to root
     apt: tuple[str, ...]
     jupyter: bool
+    resolve_as_of: str | None = None  # YYYY-MM-DD: the horizon of unpinned packages (default: the env's lock date)
 
     @property
     def config_path(self) -> Path:
@@ -104,13 +105,32 @@ def load(path: Path, m: Matrix) -> Project:
     jupyter = raw.get("jupyter", False)
     if not isinstance(jupyter, bool):
         raise ProjectError(f"{where}: jupyter: expected true or false, got {_type(jupyter)}")
-    return Project(path.parent.resolve(), env_name, os_name, requirements, tuple(apt), jupyter)
+    as_of = raw.get("resolve_as_of")
+    if as_of is not None:
+        as_of = _date(as_of, where)
+    return Project(path.parent.resolve(), env_name, os_name, requirements, tuple(apt), jupyter, as_of)
+
+
+def _date(value: Any, where: str) -> str:
+    """resolve_as_of: a date (YAML reads 2023-06-30 as one), or the string 'today'."""
+    import datetime
+
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if value == "today":
+        return datetime.date.today().isoformat()
+    if isinstance(value, str):
+        try:
+            return datetime.date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+    raise ProjectError(f"{where}: resolve_as_of: expected a date YYYY-MM-DD or 'today', got {value!r}")
 
 
 def require(m: Matrix, folder: Path | None = None) -> Project:
     path = find(folder)
     if path is None:
-        raise ProjectError(f"no {FILENAME} in {Path(folder or Path.cwd())}: create one with `tfenv init ENV`")
+        raise ProjectError(f"no {FILENAME} in {Path(folder or Path.cwd())}: create one with `tfenv init`")
     return load(path, m)
 
 
@@ -139,9 +159,14 @@ TEMPLATE = """\
 environment: {env}
 os: {os}
 
-# Your Python requirements (pip format). They are resolved with the environment's lock as constraints
-# into tfenv.lock, which you commit; `tfenv lock` refreshes it.
+# Your requirements: a pip requirements file (with its -r/-c includes), setup.py, setup.cfg, pyproject.toml
+# or environment.yml. They are resolved on the environment into tfenv.lock, which you commit; `tfenv lock`
+# refreshes it. TensorFlow and the packages pinned with it come from the environment.
 {requirements}
+
+# Packages you did not pin exactly are taken as they were on this date (the environment's lock date,
+# when TF {tf_line} was current); a later date, or `today`, moves it.
+# resolve_as_of: {lock_date}
 
 # Extra Debian/Ubuntu packages for the image (NAME or NAME=VERSION), e.g. [graphviz].
 apt: []
@@ -151,23 +176,55 @@ jupyter: {jupyter}
 """
 
 
-def render_init(m: Matrix, env_name: str, os_name: str | None, jupyter: bool, folder: Path) -> str:
+def render_init(m: Matrix, env_name: str, os_name: str | None, jupyter: bool, folder: Path,
+                requirements: Path | None = None) -> str:
     """The text of a new tfenv.yaml; checked by load() like any other."""
     target = m.target(env_name, os_name)
-    if (folder / "requirements.txt").is_file():
-        req = "requirements: requirements.txt"
+    if requirements is not None:
+        req = f"requirements: {requirements.relative_to(folder).as_posix()}"
     else:
         req = "# requirements: requirements.txt"
     return TEMPLATE.format(env=target.env.name, os=target.os.name, requirements=req,
-                           jupyter="true" if jupyter else "false")
+                           jupyter="true" if jupyter else "false", tf_line=target.env.tf_short,
+                           lock_date=target.env.lock_date)
 
 
-def write_init(m: Matrix, env_name: str, os_name: str | None, jupyter: bool, folder: Path,
-               force: bool = False) -> Path:
+def write_init(m: Matrix, env_name: str | None, os_name: str | None, jupyter: bool, folder: Path,
+               force: bool = False, requirements_file: str | None = None) -> tuple[Path, str | None]:
+    """(tfenv.yaml written, why this environment when tfenv chose it): without env_name, the requirements
+    choose (family.choose)."""
+    from builder.project import sources
+
     path = folder / FILENAME
     if path.exists() and not force:
         raise ProjectError(f"{path} exists: edit it, or pass --force to replace it")
-    text = render_init(m, env_name, os_name, jupyter, folder)
+    requirements = sources.find_default(folder) if requirements_file is None else folder / requirements_file
+    if requirements is not None and (not requirements.is_file() or ".." in Path(requirements_file or "").parts
+                                     or Path(requirements_file or "").is_absolute()):
+        raise ProjectError(f"--requirements {requirements_file}: no such file inside {folder}")
+    why = None
+    if env_name is None:
+        choice = choose(m, folder, requirements, os_name)
+        env_name, os_name, why = choice.target.env.name, choice.target.os.name, choice.why
+    text = render_init(m, env_name, os_name, jupyter, folder, requirements)
     files.write_text(path, text, what="project file")
     load(path, m)  # what init writes must load
-    return path
+    return path, why
+
+
+def choose(m: Matrix, folder: Path, requirements: Path | None, os_name: str | None):
+    """The environment the project's TF and Python requirements name (ProjectError naming the nearest)."""
+    from builder.project import family, sources
+
+    read = sources.read(requirements, folder) if requirements else sources.Sources()
+    tf = [(r.req.name, str(r.req.specifier)) for r in read.requirements
+          if r.req is not None and family.is_tensorflow(r.req.name)]
+    try:
+        choice = family.choose(m, tf, read.python, read.python_soft, read.python_origin)
+    except family.ChooseError as exc:
+        raise ProjectError(str(exc)) from None
+    if os_name is not None and os_name != choice.target.os.name:
+        target = m.target(choice.target.env.name, os_name)
+        choice = family.Choice(target, choice.why.replace(f"({choice.target.os.name}, Python {choice.target.python})",
+                                                          f"({os_name}, Python {target.python})"))
+    return choice

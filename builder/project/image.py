@@ -15,6 +15,7 @@ from builder.core.progress import Display
 from builder.docker import daemon
 from builder.matrix import tags
 from builder.matrix.model import Matrix, Target
+from builder.project import plan
 from builder.project.config import Project
 from builder.project.resolve import ProjectLock
 
@@ -32,6 +33,7 @@ class ProjectImage:
     ref: str  # tfenv-project/NAME:ENV-OS[-jupyter]-LOCKHASH
     lock: ProjectLock
     apt: tuple[str, ...]
+    runtime_apt: dict = dataclasses.field(default_factory=dict)  # matrix.yaml projects.runtime_apt
 
 
 def env_image_ref(project: Project, m: Matrix, repo: str | None = None) -> str:
@@ -44,18 +46,35 @@ def describe(project: Project, m: Matrix, lock: ProjectLock, repo: str | None = 
     base_ref = env_image_ref(project, m, repo)
     name = tags.project_name(project.root.name)
     ref = tags.project_ref(name, target, project.jupyter, lock.digest)
-    return ProjectImage(name, target, project.jupyter, base_ref, ref, lock, project.apt)
+    return ProjectImage(name, target, project.jupyter, base_ref, ref, lock, project.apt,
+                        m.projects.get("runtime_apt") or {})
 
 
 def dockerfile(image: ProjectImage, m: Matrix) -> str:
     from builder.render.dockerfiles import jinja_env
 
+    apt = apt_packages(image)
     return jinja_env("project").get_template("Dockerfile.j2").render(
-        name=image.name, env=image.target.env.name, base_ref=image.base_ref, apt=list(image.apt),
-        apt_distro=image.target.os.family, pins=image.lock.hashed(),
+        name=image.name, env=image.target.env.name, base_ref=image.base_ref, apt=apt,
+        added_apt=apt[len(image.apt):], unpinned_apt=any("=" not in a for a in apt),
+        apt_distro=image.target.os.family, pins=[p for p in image.lock.hashed() if " @ " not in p],
+        vcs_pins=[p for p in image.lock.requirements() if " @ " in p],
         labels=tags.project_labels(image.name, image.base_ref, image.lock.digest),
         workdir=m.image.workdir, uid=m.image.uid,
     )
+
+
+def apt_packages(image: ProjectImage) -> list[str]:
+    """tfenv.yaml's apt list, git when tfenv.lock has a git requirement (pip clones it), and the libraries
+    its packages load but do not ship (matrix.yaml projects.runtime_apt)."""
+    apt = list(image.apt)
+    wanted = ["git"] if any(v.startswith("@ git+") for _, v in image.lock.pins) else []
+    wanted += plan.runtime_apt(image.lock.pins, image.runtime_apt)
+    for package in wanted:
+        if not any(a.split("=")[0] == package for a in apt):
+            apt.append(package)
+    return apt
+
 
 
 def require_env_image(c, project: Project, m: Matrix, base_ref: str, repo: str | None) -> None:
@@ -99,12 +118,14 @@ def build(project: Project, m: Matrix, image: ProjectImage, options, display: Di
     return ProjectBuild(image, built.image_id, built.cached, built.cacheable, time.monotonic() - start)
 
 
-def test_expectations(project: Project, lock: ProjectLock) -> dict:
-    """What the project suite checks (builder/verify/suites/test_project.py): every top-level requirement imports."""
-    from builder.project.resolve import requirement_lines, top_level_names
+def test_expectations(project: Project, lock: ProjectLock, target: Target) -> dict:
+    """What the project suite checks (builder/verify/suites/test_project.py): every top-level requirement that is in
+    the image imports (TF is the environment's suite's; a Windows-only package or a backport is not there)."""
+    from builder.project.resolve import env_pins, normalize, top_level_names
 
-    return {"name": tags.project_name(project.root.name), "requirements": top_level_names(requirement_lines(project)),
-            "lock": lock.digest}
+    installed = {normalize(n) for n, _ in lock.pins} | set(env_pins(target, project.jupyter))
+    names = [n for n in top_level_names(project) if normalize(n) in installed]
+    return {"name": tags.project_name(project.root.name), "requirements": names, "lock": lock.digest}
 
 
 def check_labels(img, image: ProjectImage) -> None:

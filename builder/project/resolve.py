@@ -1,65 +1,37 @@
-"""Resolve a project's requirements with the environment's lock as constraints, into tfenv.lock.
-
-uv does the resolution (`uv pip compile --constraint`), for the image's Python and platform: every package
-the environment pins can only be taken at its pinned version, so a requirement that would move one fails
-here, before anything is built. That failure becomes one line that names the package, what it wanted, the
-pin it would break and the newest version of the requirement that fits; the last is found by letting the
-resolver search the requirement's versions again with its version bound dropped (the resolver is the
-exact search: a hand bisection would assume that newer versions never need less).
+"""A project's tfenv.lock: what it adds to its environment's image, resolved once and reused while its
+inputs (tfenv.yaml, every requirements file read, the environment's locks, the matrix's project data)
+are unchanged. The resolution itself is solve.py's, on the policy of plan.py.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
+import json
 import re
-import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.specifiers import SpecifierSet
+
 from builder.core import files
 from builder.core import paths as env_paths
-from builder.core.errors import TfenvError
 from builder.matrix.model import Matrix, Target
+from builder.project import family, metadata, plan, solve
+from builder.project import sources as src
 from builder.project.config import Project
+from builder.project.solve import Conflict, ResolveFailed
 from builder.render import lock as env_lock
 
 normalize = env_lock.normalize
 
-UV_TIMEOUT_S = 300  # a cold resolution downloads metadata; a stuck index must not hang the build
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
-_SPEC = r"[<>=!~][^\s]*"
 _VERSION = re.compile(r"[0-9][A-Za-z0-9.+!_-]*")  # PEP 440, local versions included
-# uv's explanation: "Because opencv-python==4.12.0.88 depends on numpy>=2,<2.3.0 and numpy==1.24.1, ..."
-_DEPENDS = re.compile(rf"(?:all versions of )?(?P<pkg>{_NAME})(?P<pkgspec>{_SPEC})? depends? on "
-                      rf"(?P<dep>{_NAME})(?P<spec>{_SPEC}) and (?P=dep)==(?P<pin>[^\s,]+)")
-# "Because you require numpy>=2 and numpy==1.24.1, ..."
-_DIRECT = re.compile(rf"you require (?P<dep>{_NAME})(?P<spec>{_SPEC}) and (?P=dep)==(?P<pin>[^\s,]+)")
-_REQ_NAME = re.compile(rf"^\s*(?P<name>{_NAME})(?P<extras>\[[^\]]*\])?")
-
-
-class Conflict(TfenvError):
-    """The requirements cannot be met without moving one of the environment's pins; nothing was built."""
-
-
-class ResolveFailed(TfenvError):
-    """uv is missing, or failed for another reason (no such package, index unreachable)."""
+_HASH = re.compile(r"^--hash=sha256:([0-9a-f]{64})$")
+__all__ = ["Conflict", "ResolveFailed", "UnhashedLock"]
 
 
 class UnhashedLock(ResolveFailed):
     """tfenv.lock from before tfenv hashed pins: resolved again when it is needed."""
-
-
-@dataclass(frozen=True)
-class ConflictInfo:
-    package: str  # the package whose requirement breaks the pin (may be the pinned package itself)
-    package_version: str  # "==4.12.0.88", ">=2.2", or "" (the user's own requirement of the pinned package)
-    dep: str  # the pinned package
-    wanted: str  # what package wanted of dep, e.g. ">=2,<2.3.0"
-    pin: str  # the environment's version of dep
-    top: str | None = None  # the user's requirement that led there, when it is not `package`
 
 
 # --- inputs ----------------------------------------------------------------------------------------
@@ -85,36 +57,38 @@ def env_pins(target: Target, jupyter: bool) -> dict[str, str]:
     return pins
 
 
-def requirement_lines(project: Project) -> list[str]:
+def project_sources(project: Project) -> src.Sources:
+    """The project's requirements as read from the file tfenv.yaml names (none: empty)."""
     path = project.requirements_path
     if path is None:
-        return []
+        return src.Sources()
     if not path.is_file():
         raise ResolveFailed(f"tfenv.yaml: requirements: {project.requirements} does not exist in {project.root}")
-    return path.read_text(encoding="utf-8").splitlines()
+    return src.read(path, project.root)
 
 
-def top_level_names(lines: list[str]) -> list[str]:
-    """The distribution names the requirements name directly (options and comments skipped)."""
+def top_level_names(project: Project) -> list[str]:
+    """The distribution names the requirements name directly, as written (what the project test imports)."""
     names = []
-    for line in lines:
-        line = line.split("#", 1)[0].strip()
-        if not line or line.startswith("-"):
-            continue
-        match = _REQ_NAME.match(line)
-        if match:
-            names.append(match.group("name"))
-    return names
+    for req in project_sources(project).requirements:
+        if req.name and not family.is_tensorflow(req.name) and req.kind != "conda":
+            names.append(req.name)
+    return list(dict.fromkeys(names))
 
 
-def inputs_digest(project: Project, target: Target) -> str:
-    """What tfenv.lock was resolved from: when this changes, the lock is stale and is resolved again."""
+def inputs_digest(project: Project, target: Target, m: Matrix | None = None) -> str:
+    """What tfenv.lock was resolved from: when any of it changes, the lock is stale and is resolved again.
+    Every requirements file read counts (an edited -r include too), by its path and its bytes."""
     h = hashlib.sha256()
-    h.update(f"{target.key} py{target.python} jupyter={project.jupyter} apt={','.join(project.apt)}\n".encode())
-    for line in requirement_lines(project):
-        h.update(line.encode() + b"\n")
+    h.update(f"{target.key} py{target.python} jupyter={project.jupyter} apt={','.join(project.apt)} "
+             f"as_of={project.resolve_as_of}\n".encode())
+    for path in project_sources(project).files:
+        h.update(path.resolve().relative_to(project.root).as_posix().encode() + b"\0" + path.read_bytes())
     for path in constraint_paths(target, project.jupyter):
         h.update(path.read_bytes())
+    if m is not None:
+        data = {"projects": m.projects, "ecosystem": target.env.ecosystem}
+        h.update(json.dumps(data, sort_keys=True).encode())
     return h.hexdigest()[:16]
 
 
@@ -125,8 +99,9 @@ def inputs_digest(project: Project, target: Target) -> str:
 class ProjectLock:
     path: Path
     inputs: str  # inputs_digest() when it was written
-    pins: tuple[tuple[str, str], ...]  # what the project adds to the environment image
+    pins: tuple[tuple[str, str], ...]  # what the project adds to the environment image ("@ URL" for git pins)
     text: str
+    notes: tuple[str, ...] = ()  # what resolving it said (TF provided, pins substituted, source builds)
     hashes: dict = None  # normalized name -> the sha256 digests of the files pip may install for it
 
     @property
@@ -135,47 +110,69 @@ class ProjectLock:
         return hashlib.sha256(self.text.encode()).hexdigest()[:12]
 
     def requirements(self) -> list[str]:
-        return [f"{name}=={version}" for name, version in self.pins]
+        return [f"{n} {v}" if v.startswith("@") else f"{n}=={v}" for n, v in self.pins]
 
     def hashed(self) -> list[str]:
-        """The pins as pip --require-hashes lines: name==version --hash=sha256:..."""
-        return [env_lock.Pin(n, v, (self.hashes or {}).get(normalize(n), ())).hashed for n, v in self.pins]
+        """The pins as pip --require-hashes lines (name==version --hash=sha256:...); git pins as they are."""
+        hashes = self.hashes or {}
+        return [f"{n} {v}" if v.startswith("@") else env_lock.Pin(n, v, hashes.get(normalize(n), ())).hashed
+                for n, v in self.pins]
+
+
+# a git requirement as uv locks it: the URL and the full commit id (what the Dockerfile's RUN line may quote)
+_URL_PIN = re.compile(rf"^(?P<name>{_NAME}) @ (?P<url>git\+(?:https?|ssh|file)://[^\s'\"\\;]+@[0-9a-f]{{40}}"
+                      rf"(?:#[^\s'\"\\;]*)?)$")
 
 
 def read_lock(path: Path) -> ProjectLock | None:
-    """tfenv.lock, strictly: the pins are written into the Dockerfile's RUN line, and each needs its hashes."""
+    """tfenv.lock, strictly: the pins go into the Dockerfile's RUN line, and each (but a git pin, locked to its
+    commit) needs its hashes."""
     if not path.is_file():
         return None
     text = path.read_text(encoding="utf-8")
-    inputs = next((ln.split(":", 1)[1].strip() for ln in text.splitlines() if ln.startswith("# inputs: ")), "")
+    inputs, pins, notes, hashes = "", [], [], {}
     redo = "run `tfenv lock` to write it again"
-    try:
-        parsed = env_lock.parse(path)
-    except env_lock.LockError as exc:
-        raise ResolveFailed(f"{exc}: {redo}") from None
-    for name, version in parsed.pins:
-        if not re.fullmatch(_NAME, name) or not _VERSION.fullmatch(version):
-            raise ResolveFailed(f"{path.name}: {name}=={version} is no 'name==version': {redo}")
-    unhashed = parsed.unhashed()
-    if unhashed:
-        raise UnhashedLock(f"{path.name}: {unhashed[0]} has no --hash (a lock from before tfenv hashed pins): {redo}")
-    pins = tuple(p for p in parsed.pins)
-    return ProjectLock(path, inputs, pins, text, parsed.hashes)
+    for number, line in enumerate(text.replace("\\\n", " ").splitlines(), 1):
+        if line.startswith("# inputs: "):
+            inputs = line.split(":", 1)[1].strip()
+        elif line.startswith("# note: "):
+            notes.append(line[len("# note: "):])
+        line = line.split(" #", 1)[0].strip() if not line.startswith("#") else ""
+        if not line:
+            continue
+        url = _URL_PIN.match(line)
+        if url:
+            pins.append((url.group("name"), "@ " + url.group("url")))
+            continue
+        fields = line.split()
+        name, sep, version = fields[0].partition("==")
+        digests = [_HASH.match(f) for f in fields[1:]]
+        if not sep or not re.fullmatch(_NAME, name) or not _VERSION.fullmatch(version) or not all(digests):
+            raise ResolveFailed(f"{path.name}:{number}: expected 'name==version --hash=sha256:...', got "
+                                f"{line[:120]!r}: {redo}")
+        if not digests:
+            raise UnhashedLock(f"{path.name}: {name}=={version} has no --hash (a lock from before tfenv hashed "
+                               f"pins): {redo}")
+        pins.append((name, version))
+        hashes[normalize(name)] = tuple(sorted(d.group(1) for d in digests))
+    return ProjectLock(path, inputs, tuple(pins), text, tuple(notes), hashes)
 
 
-def lock_text(project: Project, target: Target, inputs: str, pins: list[env_lock.Pin]) -> str:
+def lock_text(project: Project, target: Target, inputs: str, pins: list[env_lock.Pin], notes: list[str] = ()) -> str:
     what = f"{target.env.name} ({target.os.name}, Python {target.python}{', Jupyter' if project.jupyter else ''})"
     header = (
         f"# tfenv.lock: what this project adds to {what}, resolved by `tfenv lock` from\n"
-        f"# {project.requirements or 'no requirements'} with the environment's lock as constraints. "
+        f"# {project.requirements or 'no requirements'} on the environment (README: Your own project). "
         f"Commit it; do not edit.\n"
         f"# inputs: {inputs}\n"
         f"# Hashes: sha256 of the files pip may install on {env_lock.platform_label(platform(target))}, "
-        f"CPython {target.python}; the image installs them with --require-hashes.\n"
+        f"CPython {target.python}; the image installs them with --require-hashes (git pins: at their commit).\n"
     )
     if project.apt:
         header += f"# apt: {' '.join(project.apt)}\n"
-    return header + "".join(p.requirement + "".join(f" \\\n    --hash=sha256:{h}" for h in p.hashes) + "\n"
+    header += "".join(f"# note: {' '.join(n.split())}\n" for n in notes)
+    return header + "".join(f"{p.name} {p.version}\n" if p.version.startswith("@") else
+                            p.requirement + "".join(f" \\\n    --hash=sha256:{h}" for h in p.hashes) + "\n"
                             for p in pins)
 
 
@@ -184,13 +181,13 @@ def platform(target: Target) -> str:
     return env_lock.manylinux_platform(target.os.glibc)
 
 
-def current_lock(project: Project, target: Target) -> ProjectLock | None:
+def current_lock(project: Project, target: Target, m: Matrix) -> ProjectLock | None:
     """tfenv.lock when it exists and matches tfenv.yaml, the requirements and the environment's locks."""
     try:
         existing = read_lock(project.lock_path)
     except UnhashedLock:
         return None  # written before tfenv hashed pins: resolve it again, with hashes
-    if existing is None or existing.inputs != inputs_digest(project, target):
+    if existing is None or existing.inputs != inputs_digest(project, target, m):
         return None
     return existing
 
@@ -200,11 +197,11 @@ def ensure_lock(project: Project, m: Matrix, index_url: str | None = None, ca_ce
     """(the lock, whether it was resolved now): an up-to-date tfenv.lock is used as it is."""
     target = project.target(m)
     if not refresh:
-        existing = current_lock(project, target)
+        existing = current_lock(project, target, m)
         if existing is not None:
             return existing, False
-    pins = resolve(project, target, index_url, ca_cert)
-    text = lock_text(project, target, inputs_digest(project, target), pins)
+    pins, notes = resolve(project, m, target, index_url, ca_cert)
+    text = lock_text(project, target, inputs_digest(project, target, m), pins, notes)
     files.write_text(project.lock_path, text, what="lock")
     return read_lock(project.lock_path), True
 
@@ -212,136 +209,74 @@ def ensure_lock(project: Project, m: Matrix, index_url: str | None = None, ca_ce
 # --- resolution ------------------------------------------------------------------------------------
 
 
-def _uv() -> str:
-    uv = shutil.which("uv")
-    if not uv:
-        raise ResolveFailed("resolving tfenv.lock needs uv: pip install uv")
-    return uv
+def resolve(project: Project, m: Matrix, target: Target, index_url: str | None = None,
+            ca_cert: str | None = None) -> tuple[list[env_lock.Pin], list[str]]:
+    """(what the project adds to the image, with the hashes of its files, sorted; the notes to show); Conflict
+    when the requirements cannot be met on the environment (every requirement that does not fit, in one line)."""
+    from builder.core.config import toml
 
-
-def compile_(lines: list[str], folder: Path, target: Target, jupyter: bool, index_url: str | None = None,
-             ca_cert: str | None = None, pylock: Path | None = None) -> subprocess.CompletedProcess:
-    """uv pip compile for the image's Python and platform, with the environment's lock(s) as constraints.
-
-    The requirements go to a short-lived hidden file in `folder` (the requirements file's), so that its
-    relative `-r`/`-c` includes resolve as they do for pip. With `pylock`, the result (every file with its
-    hash, only those the platform installs) is written there as pylock.toml.
-    """
-    fd, name = tempfile.mkstemp(prefix=".tfenv-resolve-", suffix=".txt", dir=str(folder))
-    req = Path(name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-        cmd = [_uv(), "pip", "compile", str(req), "--quiet", "--no-header", "--no-annotate",
-               "--python-version", target.python, "--python-platform", platform(target)]
-        if pylock:
-            cmd += ["--generate-hashes", "--format", "pylock.toml", "-o", str(pylock)]
-        for path in constraint_paths(target, jupyter):
-            cmd += ["--constraint", str(path)]
-        if index_url:
-            cmd += ["--index-url", index_url]
-        environ = dict(os.environ)
-        if ca_cert:
-            environ["SSL_CERT_FILE"] = ca_cert
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=UV_TIMEOUT_S, env=environ)
-        except subprocess.TimeoutExpired:
-            raise ResolveFailed(f"uv did not resolve within {UV_TIMEOUT_S} s: is the package index reachable?") \
-                from None
-    finally:
-        req.unlink()
-
-
-def resolve(project: Project, target: Target, index_url: str | None = None,
-            ca_cert: str | None = None) -> list[env_lock.Pin]:
-    """The packages the project adds, with their hashes, sorted; Conflict when a pin would have to move."""
-    lines = requirement_lines(project)
-    if not top_level_names(lines):
-        return []
-    with files.temp_dir("resolve") as tmp:
-        out = tmp / "pylock.toml"
-        result = compile_(lines, project.requirements_path.parent, target, project.jupyter, index_url, ca_cert, out)
-        if result.returncode != 0:
-            raise explain_failure(result.stderr, lines, project, target, index_url, ca_cert)
-        resolved = env_lock.pins_of_pylock(out.read_text(encoding="utf-8"), "tfenv.lock")
+    sources = project_sources(project)
+    if not sources.requirements and not sources.constraints:
+        return [], list(sources.notes)
     pins = env_pins(target, project.jupyter)
-    return [p for p in resolved if normalize(p.name) not in pins]
+    the_plan = plan.make(sources, m, target, pins, m.projects, project.root)
+    request = solve.Request(target, pins, env_constraints(m, target, pins) + the_plan.constraints,
+                            project.resolve_as_of or target.env.lock_date, project.root, index_url, ca_cert,
+                            tuple(m.jupyter_packages) if project.jupyter else ())
+    with files.temp_dir("resolve") as work:
+        for _ in range(3):  # a file whose Requires-Python excludes the image's Python is excluded, then again
+            outcome = solve.solve(the_plan, request, work, m.projects.get("bounds") or [])
+            added, notes = _added(outcome.pins, pins, target), the_plan.notes + outcome.notes
+            pylock = solve.artifacts(added, request, work)
+            misfits = metadata.python_misfits(toml().loads(pylock), family.python_version(target), ca_cert)
+            if not misfits:
+                break
+            request.constraints = request.constraints + [f"{n}!={v}" for n, v, _ in misfits]
+            the_plan.notes += [f"{n} {v} requires Python {spec} (the image has {family.python_version(target)}): "
+                               f"another release of it is taken" for n, v, spec in misfits]
+    notes += _image_notes(project, m, target, pins, added, toml().loads(pylock))
+    hashed = env_lock.pins_of_pylock(pylock, "tfenv.lock") + [env_lock.Pin(n, v) for n, v in added if v[0] == "@"]
+    return sorted(hashed, key=lambda p: normalize(p.name)), notes
 
 
-def parse_conflict(stderr: str, pins: dict[str, str], top_names: list[str]) -> ConflictInfo | None:
-    """The pin uv's explanation says cannot hold, and what wanted otherwise; None when it is no pin conflict."""
-    text = " ".join(stderr.split())
-    tops = {normalize(n): n for n in top_names}
-    for match in _DIRECT.finditer(text):
-        dep = match.group("dep")
-        if pins.get(normalize(dep)) == match.group("pin"):
-            return ConflictInfo(dep, "", dep, match.group("spec"), match.group("pin"))
-    for match in _DEPENDS.finditer(text):
-        dep, pkg = match.group("dep"), match.group("pkg")
-        if pins.get(normalize(dep)) != match.group("pin"):
-            continue
-        top = None
-        if normalize(pkg) not in tops:
-            # a dependency of a requirement: name the first requirement uv's explanation mentions
-            mentioned = [n for key, n in tops.items() if re.search(rf"\b{re.escape(n)}\b", text, re.I)]
-            top = mentioned[0] if mentioned else None
-        return ConflictInfo(pkg, match.group("pkgspec") or "", dep, match.group("spec"), match.group("pin"), top)
-    return None
+def _image_notes(project: Project, m: Matrix, target: Target, pins: dict[str, str], added, pylock: dict) -> list[str]:
+    """What the user should know about the image: moved pins, source builds, apt packages it gets."""
+    notes = []
+    moved = [f"{n} {v} (was {pins[normalize(n)]})" for n, v in added if normalize(n) in pins]
+    if moved:
+        notes.append(f"installed over {target.env.name}'s own, fitting what TensorFlow {target.env.tensorflow} and "
+                     f"its packages declare: {', '.join(moved)}")
+    note = solve.source_build_note(solve.source_builds(pylock), target, project.apt)
+    notes += [note] if note else []
+    needs = [a for a in plan.runtime_apt(added, m.projects.get("runtime_apt") or {}) if a not in project.apt]
+    if needs:
+        notes.append(f"the image also gets apt {', '.join(needs)}: libraries its packages load but do not ship")
+    return notes
 
 
-def newest_fit(name: str, lines: list[str], folder: Path, target: Target, jupyter: bool, index_url: str | None,
-               ca_cert: str | None) -> str | None:
-    """The newest version of requirement `name` that resolves with the pins, its version bound dropped."""
-    relaxed = []
-    for line in lines:
-        match = _REQ_NAME.match(line.split("#", 1)[0])
-        if match and not line.lstrip().startswith("-") and normalize(match.group("name")) == normalize(name):
-            relaxed.append(match.group("name") + (match.group("extras") or ""))
-        else:
-            relaxed.append(line)
-    result = compile_(relaxed, folder, target, jupyter, index_url, ca_cert)
-    if result.returncode != 0:
-        return None
-    for line in result.stdout.splitlines():
-        found, sep, version = line.split("#", 1)[0].strip().partition("==")
-        if sep and normalize(found) == normalize(name):
-            return version.strip()
-    return None
+def _added(resolved: list[tuple[str, str]], pins: dict[str, str], target: Target) -> list[tuple[str, str]]:
+    """What the image gets on top of the environment's: never a second TensorFlow."""
+    added = []
+    for name, version in resolved:
+        key = normalize(name)
+        if family.is_tensorflow(key) and (version != target.env.tensorflow or key != "tensorflow"):
+            raise solve.Conflict(f"{name} {version} would be a second TensorFlow in the image (pulled in by a "
+                                 f"requirement): {target.env.name} provides TF {target.env.tensorflow}")
+        if pins.get(key) != version and key != "tensorflow":
+            added.append((name, version))
+    return added
 
 
-def conflict_message(info: ConflictInfo, env_name: str, source: str, fit: str | None) -> str:
-    """One line: who wants what, which pin that breaks, and what fits instead."""
-    pkg_version = info.package_version.lstrip("=") if info.package_version.startswith("==") \
-        else info.package_version
-    if normalize(info.package) == normalize(info.dep):
-        who = f"{source} wants {info.dep}{info.wanted}"
-    else:
-        who = f"{info.package} {pkg_version}".rstrip() + f" needs {info.dep}{info.wanted}"
-        if info.top:
-            who += f" (through {info.top})"
-    subject = info.top or info.package
-    if normalize(subject) == normalize(info.dep):
-        fits = f"{info.dep} {info.pin} fits: drop the bound or use {info.dep}=={info.pin}"
-    elif fit:
-        fits = f"{subject} {fit} fits"
-    else:
-        fits = f"no version of {subject} fits"
-    return f"{who}, {env_name} pins {info.dep} {info.pin}; {fits} (nothing was built)"
+def env_constraints(m: Matrix, target: Target, pins: dict[str, str]) -> list[str]:
+    """What a project never moves: TF and the family pinned with it, the known breakages of this line,
+    and the bounds of the TF ecosystem packages (matrix.yaml)."""
+    env = target.env
+    out = [f"tensorflow=={env.tensorflow}"]
+    out += [f"{name}=={pins[name]}" for name in family.WITH_TENSORFLOW if name in pins]
+    from packaging.version import Version
 
-
-def explain_failure(stderr: str, lines: list[str], project: Project, target: Target, index_url: str | None,
-                    ca_cert: str | None) -> TfenvError:
-    source = project.requirements or "tfenv.yaml"
-    info = parse_conflict(stderr, env_pins(target, project.jupyter), top_level_names(lines))
-    if info is None:
-        cause = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
-        detail = " ".join(" ".join(cause[1:3]).split()) if len(cause) > 1 else (cause[0] if cause else "uv failed")
-        detail = re.sub(r"^cause:\s*", "", detail)
-        return ResolveFailed(f"cannot resolve {source} for {target.env.name}: {detail[:400]}")
-    subject = info.top or info.package
-    fit = None
-    if normalize(subject) != normalize(info.dep):
-        fit = newest_fit(subject, lines, project.requirements_path.parent, target, project.jupyter, index_url,
-                         ca_cert)
-    message = conflict_message(info, target.env.name, source, fit)
-    return Conflict(message if message.startswith(source) else f"{source}: {message}")
+    for rule in m.projects.get("breakages") or []:
+        if Version(env.tensorflow) in SpecifierSet(rule["tensorflow"]):
+            out.append(rule["keep"])
+    out += [f"{name}{spec}" for name, spec in sorted(env.ecosystem.items()) if spec[0] in "<>=!~"]
+    return out

@@ -91,7 +91,7 @@ def context(target: Target, matrix: Matrix, locks_root: Path | None = None) -> d
         "pip_lib_dirs": pip_lib_dirs(target, matrix),
         "ld_library_path": ld_library_path(target),
         "shim_dir": shim_dir(target),
-        "pip_pin": lock.wheel_pins(target.python, [f"pip=={lock.PIP_VERSION}"], root=locks_root)[0].hashed,
+        "pip_pin": lock.wheel_pins(target.python, [f"pip=={matrix.image.pip}"], root=locks_root)[0].hashed,
         "lock": base_lock.hashed(),
         "lock_file": base_lock.path.name,
         # The Jupyter stage installs only what the base stage does not have yet.

@@ -245,14 +245,9 @@ def hash_mismatch(lines: list[str], lock_name: str = "the lock") -> str | None:
 
 # --- the wheels outside TensorFlow's set: pip itself and NVIDIA's CUDA wheels ------------------------
 
-# pip in each venv is upgraded to this release first: bionic's venv pip (9.x) cannot install
-# manylinux2010 wheels. 23.0.1 supports every Python the matrix uses (3.8-3.10).
-PIP_VERSION = "23.0.1"
-
-
 def wheel_requirements(matrix: Matrix, windows: bool = False) -> list[str]:
     """pip and every NVIDIA wheel the matrix names for Linux (the debian11 images, WSL) or for Windows."""
-    pins = {"pip": PIP_VERSION}
+    pins = {"pip": matrix.image.pip}
     for stack in matrix.cuda.values():
         sources = [stack.windows.pip if stack.windows else {}] if windows else \
             [stack.debian.pip if stack.debian else {}, stack.wsl.pip if stack.wsl else {}]

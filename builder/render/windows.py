@@ -138,7 +138,7 @@ def context(matrix: Matrix, env: Env, locks_root: Path | None = None) -> dict:
                                  f"{env.name} has no native Windows route")
     python = python_for(matrix, env)
     pins = read_lock(matrix, env, locks_root).hashed()
-    wheels = lock.wheel_pins(python, [f"pip=={lock.PIP_VERSION}"] + [f"{n}=={v}" for n, v in stack.pip.items()],
+    wheels = lock.wheel_pins(python, [f"pip=={matrix.image.pip}"] + [f"{n}=={v}" for n, v in stack.pip.items()],
                              windows=True, root=locks_root)
     nvidia = [p.hashed for p in wheels[1:]]
     installer = stack.installer

@@ -85,7 +85,7 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
         if d.python in requirements:
             continue
         target = Target(env, matrix.os[d.os])
-        extra = [f"pip=={lock.PIP_VERSION}"] + [f"{n}=={v}" for n, v in stack.wsl.pip.items()]
+        extra = [f"pip=={matrix.image.pip}"] + [f"{n}=={v}" for n, v in stack.wsl.pip.items()]
         wheels = lock.wheel_pins(d.python, extra, root=locks_root)
         requirements[d.python] = [wheels[0].hashed] + lock.read(target, False, locks_root).hashed() + \
             [p.hashed for p in wheels[1:]]
@@ -97,7 +97,7 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
         "distros": chosen,
         "default_distro": chosen[0],
         "requirements": requirements,
-        "pip_version": lock.PIP_VERSION,
+        "pip_version": matrix.image.pip,
         "sonames": env.sonames,
         "links": links,
         "wheel_lib_dirs": wheel_lib_dirs(stack.wsl.pip),

@@ -157,6 +157,7 @@ def run(m: Matrix, target: Target, image: str, image_labels: dict, gpu: tuple[bo
         with containers.signals_as_interrupt(), container(c, image, target, use_gpu, extra_labels) as cont:
             results = run_suites(cont.id, expect_file, str(staged_junit) if staged_junit else None)
         if staged_junit:
+            files.make_folder(Path(junit_xml).parent, "JUnit XML folder")  # new/dir/j.xml: as pytest would
             files.write_text(junit_xml, staged_junit.read_text(encoding="utf-8"), what="JUnit XML report")
     return Outcome(image, target, results)
 

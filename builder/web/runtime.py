@@ -77,7 +77,10 @@ class Runtime:
 
     def python_tag(self) -> str:
         """'314' for Python 3.14: the name of the stdlib zip on Pyodide's sys.path, read from its lock file."""
-        major, minor = self.lock()["info"]["python"].split(".")[:2]
+        try:
+            major, minor = self.lock()["info"]["python"].split(".")[:2]
+        except (KeyError, TypeError, AttributeError, ValueError):
+            raise TfenvError(f"{self.folder / LOCK}: no Python version in its info") from None
         return major + minor
 
 

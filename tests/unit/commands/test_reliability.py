@@ -264,7 +264,8 @@ def test_render_into_unwritable_places_is_one_line(tmp_path, out):
 
 
 def test_junit_xml_is_checked_before_anything_runs(tmp_path):
-    result = tfenv("test", "tf29", "--junit-xml", str(tmp_path / "missing" / "r.xml"),
+    # Missing folders are made (as pytest does), but not under one that cannot take them (/proc, even for root).
+    result = tfenv("test", "tf29", "--junit-xml", "/proc/tfenv-missing/r.xml",
                    env={"DOCKER_HOST": f"unix://{tmp_path}/none.sock"})
     assert "JUnit XML report: folder" in one_error_line(result)
 
@@ -475,3 +476,16 @@ def test_a_bad_ca_cert_setting_names_where_it_was_set(tmp_path):
     cfg.write_text('ca_cert = "proxy.pem"\n')
     line = one_error_line(tfenv("build", "tf29", env={"TFENV_CONFIG": str(cfg)}))
     assert line.startswith(f"tfenv: error: config file {cfg}: ca_cert {tmp_path / 'proxy.pem'}: cannot read")
+
+
+def test_junit_xml_in_missing_folders_is_accepted_and_nothing_is_made_before_the_report(tmp_path):
+    from builder.core import files
+
+    target = tmp_path / "new" / "dir" / "j.xml"
+    assert files.check_writable(target, "JUnit XML report", make_parents=True) == target
+    assert not (tmp_path / "new").exists()  # made only when the report is written
+    with pytest.raises(files.FileError, match="does not exist"):
+        files.check_writable(target, "JUnit XML report")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(files.FileError, match="cannot write"):
+        files.check_writable(tmp_path / "file" / "dir" / "j.xml", "JUnit XML report", make_parents=True)

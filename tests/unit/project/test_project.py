@@ -71,14 +71,15 @@ def test_bad_tfenv_yaml_is_one_line_naming_file_and_key(tmp_path, m, text, says)
 
 def test_init_writes_a_commented_file_that_loads(tmp_path, m):
     (tmp_path / "requirements.txt").write_text("pandas\n", encoding="utf-8")
-    path = config.write_init(m, "tf29", "debian11", True, tmp_path)
+    path, why = config.write_init(m, "tf29", "debian11", True, tmp_path)
+    assert why is None  # named, not chosen
     text = path.read_text(encoding="utf-8")
     assert "\nrequirements: requirements.txt\n" in text and "\njupyter: true\n" in text and text.startswith("#")
     assert config.load(path, m).requirements == "requirements.txt"
 
 
 def test_init_without_requirements_leaves_the_key_commented(tmp_path, m):
-    path = config.write_init(m, "tf29", None, False, tmp_path)
+    path, _ = config.write_init(m, "tf29", None, False, tmp_path)
     p = config.load(path, m)
     assert (p.requirements, p.os, p.jupyter) == (None, "ubuntu20.04", False)
     assert "# requirements: requirements.txt" in path.read_text(encoding="utf-8")
@@ -105,7 +106,7 @@ def test_init_cli_unknown_environment_names_the_nearest(tmp_path):
 def test_project_commands_outside_a_project_say_what_to_do(tmp_path):
     result = tfenv("devcontainer", cwd=tmp_path)
     assert result.returncode == 2
-    assert result.stderr.strip() == f"tfenv: error: no tfenv.yaml in {tmp_path}: create one with `tfenv init ENV`"
+    assert result.stderr.strip() == f"tfenv: error: no tfenv.yaml in {tmp_path}: create one with `tfenv init`"
     run = tfenv("run", "--", "python", "-V", cwd=tmp_path)
     assert run.returncode == 2 and "or run in a folder with tfenv.yaml" in run.stderr
 
@@ -127,15 +128,40 @@ def project(tmp_path, m, reqs="pandas==2.0.3\n", jupyter=True, apt="[]"):
 def test_lock_round_trip_and_staleness(tmp_path, m):
     p = project(tmp_path, m)
     target = p.target(m)
-    inputs = resolve.inputs_digest(p, target)
-    p.lock_path.write_text(resolve.lock_text(p, target, inputs, hashed(("pandas", "2.0.3"), ("pytz", "2024.1"))),
-                           encoding="utf-8")
-    lock = resolve.current_lock(p, target)
+    inputs = resolve.inputs_digest(p, target, m)
+    p.lock_path.write_text(resolve.lock_text(p, target, inputs, hashed(("pandas", "2.0.3"), ("pytz", "2024.1")),
+                                             ["tensorflow-gpu==2.9.1: tf29 provides 2.9.3"]), encoding="utf-8")
+    lock = resolve.current_lock(p, target, m)
     assert lock.requirements() == ["pandas==2.0.3", "pytz==2024.1"] and lock.inputs == inputs
+    assert lock.notes == ("tensorflow-gpu==2.9.1: tf29 provides 2.9.3",)
     (tmp_path / "requirements.txt").write_text("pandas==2.0.3\nmatplotlib\n", encoding="utf-8")
-    assert resolve.current_lock(p, target) is None  # requirements changed: resolve again
+    assert resolve.current_lock(p, target, m) is None  # requirements changed: resolve again
     other = project(tmp_path, m, reqs="pandas==2.0.3\n", jupyter=False)
-    assert resolve.inputs_digest(other, target) != inputs  # the Jupyter lock is a constraint only with jupyter
+    assert resolve.inputs_digest(other, target, m) != inputs  # the Jupyter lock is a constraint only with jupyter
+
+
+def test_an_edited_include_makes_the_lock_stale(tmp_path, m):
+    p = project(tmp_path, m, reqs="-r base.txt\npandas==2.0.3\n")
+    (tmp_path / "base.txt").write_text("-c pins.txt\nscipy\n", encoding="utf-8")
+    (tmp_path / "pins.txt").write_text("scipy==1.9.3\n", encoding="utf-8")
+    target = p.target(m)
+    before = resolve.inputs_digest(p, target, m)
+    (tmp_path / "pins.txt").write_text("scipy==1.10.0\n", encoding="utf-8")
+    assert resolve.inputs_digest(p, target, m) != before
+    p2 = config.load(write(tmp_path, "environment: tf29\nos: debian11\nrequirements: requirements.txt\n"
+                                     "jupyter: true\nresolve_as_of: 2023-06-30\n"), m)
+    assert p2.resolve_as_of == "2023-06-30" and resolve.inputs_digest(p2, target, m) != resolve.inputs_digest(
+        p, target, m)
+
+
+def test_a_git_pin_reads_back_only_with_a_full_commit(tmp_path, m):
+    p = project(tmp_path, m)
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    p.lock_path.write_text(f"# inputs: x\nmylib @ git+https://git.example.org/o/mylib@{commit}\n", encoding="utf-8")
+    assert resolve.read_lock(p.lock_path).requirements() == [f"mylib @ git+https://git.example.org/o/mylib@{commit}"]
+    p.lock_path.write_text("# inputs: x\nmylib @ git+https://git.example.org/o/mylib@main\n", encoding="utf-8")
+    with pytest.raises(resolve.ResolveFailed, match="expected 'name==version --hash"):
+        resolve.read_lock(p.lock_path)
 
 
 def test_lock_digest_follows_content_and_apt(tmp_path, m):
@@ -161,60 +187,7 @@ def test_a_lock_without_hashes_is_refused_with_what_to_do(tmp_path, m):
     p.lock_path.write_text("# inputs: x\npandas==2.0.3\n", encoding="utf-8")
     with pytest.raises(resolve.ResolveFailed, match=r"pandas==2.0.3 has no --hash .*run `tfenv lock`"):
         resolve.read_lock(p.lock_path)
-    assert resolve.current_lock(p, p.target(m)) is None  # so a build resolves it again, with hashes
-
-
-def test_top_level_names_skip_options_comments_and_markers():
-    lines = ["# data", "-i https://pypi.example.org/simple", "pandas[performance]>=2 ; python_version>'3'",
-             "scikit_learn==1.3.2  # ml", "", "--constraint c.txt", "Pillow"]
-    assert resolve.top_level_names(lines) == ["pandas", "scikit_learn", "Pillow"]
-
-
-# --- the conflict line (uv's real explanations, captured from uv 0.13 against locks/tf29-py3.9.txt) --------
-
-TF29_PINS = {"numpy": "1.24.1", "typing-extensions": "4.4.0", "protobuf": "3.19.6"}
-UV_DIRECT = ("error: No solution found when resolving dependencies\n  cause: Because you require numpy>=2 and "
-             "numpy==1.24.1, we can conclude that your requirements are unsatisfiable.\n")
-UV_DEPENDS = ("error: No solution found when resolving dependencies\n  cause: Because opencv-python==4.12.0.88 "
-              "depends on numpy>=2,<2.3.0 and numpy==1.24.1, we can conclude that opencv-python==4.12.0.88 cannot "
-              "be used.\n         And because you require opencv-python==4.12.0.88, we can conclude that your "
-              "requirements are unsatisfiable.\n")
-UV_CHAIN = ("  cause: Because pydantic==2.10.0 depends on typing-extensions>=4.12.2 and typing-extensions==4.4.0, "
-            "we can conclude that pydantic==2.10.0 cannot be used.\n  And because fastapi==0.115.0 depends on "
-            "pydantic==2.10.0 and you require fastapi==0.115.0, we can conclude that your requirements are "
-            "unsatisfiable.\n")
-
-
-def test_direct_conflict_line():
-    info = resolve.parse_conflict(UV_DIRECT, TF29_PINS, ["pandas", "numpy"])
-    assert resolve.conflict_message(info, "tf29", "requirements.txt", None) == (
-        "requirements.txt wants numpy>=2, tf29 pins numpy 1.24.1; numpy 1.24.1 fits: drop the bound or use "
-        "numpy==1.24.1 (nothing was built)")
-
-
-def test_dependency_conflict_line_names_package_wanted_pin_and_fit():
-    info = resolve.parse_conflict(UV_DEPENDS, TF29_PINS, ["opencv-python"])
-    assert (info.package, info.package_version, info.dep, info.wanted, info.pin, info.top) == (
-        "opencv-python", "==4.12.0.88", "numpy", ">=2,<2.3.0", "1.24.1", None)
-    assert resolve.conflict_message(info, "tf29", "requirements.txt", "4.11.0.86") == (
-        "opencv-python 4.12.0.88 needs numpy>=2,<2.3.0, tf29 pins numpy 1.24.1; opencv-python 4.11.0.86 fits "
-        "(nothing was built)")
-
-
-def test_conflict_deeper_down_names_the_requirement_it_came_through():
-    info = resolve.parse_conflict(UV_CHAIN, TF29_PINS, ["fastapi", "pandas"])
-    assert (info.package, info.dep, info.top) == ("pydantic", "typing-extensions", "fastapi")
-    assert resolve.conflict_message(info, "tf29", "requirements.txt", None) == (
-        "pydantic 2.10.0 needs typing-extensions>=4.12.2 (through fastapi), tf29 pins typing-extensions 4.4.0; "
-        "no version of fastapi fits (nothing was built)")
-
-
-def test_a_failure_that_breaks_no_pin_is_not_called_a_conflict():
-    missing = ("  cause: Because nosuchpkg was not found in the package registry and you require nosuchpkg, we can "
-               "conclude that your requirements are unsatisfiable.")
-    assert resolve.parse_conflict(missing, TF29_PINS, ["nosuchpkg"]) is None
-    unpinned = "  cause: Because a==1 depends on b>=2 and b==1.0, we can conclude that a==1 cannot be used."
-    assert resolve.parse_conflict(unpinned, TF29_PINS, ["a"]) is None
+    assert resolve.current_lock(p, p.target(m), m) is None  # so a build resolves it again, with hashes
 
 
 # --- names, Dockerfile, devcontainer ------------------------------------------------------------------
@@ -234,7 +207,7 @@ def test_project_names_follow_dockers_reference_grammar(m, folder, name):
 def described(tmp_path, m, pins=(("pandas", "2.0.3"),), apt="[]"):
     p = project(tmp_path, m, apt=apt)
     target = p.target(m)
-    p.lock_path.write_text(resolve.lock_text(p, target, resolve.inputs_digest(p, target), hashed(*pins)),
+    p.lock_path.write_text(resolve.lock_text(p, target, resolve.inputs_digest(p, target, m), hashed(*pins)),
                            encoding="utf-8")
     return p, image.describe(p, m, resolve.read_lock(p.lock_path))
 
@@ -254,7 +227,25 @@ def test_project_image_is_from_the_environments_jupyter_stage_and_labelled(tmp_p
     assert "apt-get" not in text
 
 
-@pytest.mark.parametrize("pins, apt", [((("pandas", "2.0.3"),), "[graphviz=2.42.2-5]"), ((), "[]")])
+GIT_PIN = ("mylib", "@ git+https://git.example.org/o/mylib@0123456789abcdef0123456789abcdef01234567")
+
+
+def test_a_git_requirement_is_installed_at_its_commit_with_git_from_apt(tmp_path, m):
+    _, img = described(tmp_path, m, (("pandas", "2.0.3"), GIT_PIN))
+    text = image.dockerfile(img, m)
+    assert "      git \\\n" in text and f"      'mylib {GIT_PIN[1]}' \\\n" in text
+    assert text.index("'mylib @ git+") < text.index("pandas==2.0.3")
+
+
+def test_libraries_a_wheel_loads_but_does_not_ship_come_from_apt(tmp_path, m):
+    _, img = described(tmp_path, m, (("opencv-python", "4.6.0.66"),), apt="[graphviz]")
+    text = image.dockerfile(img, m)
+    assert "      graphviz \\\n      libgl1 \\\n      libglib2.0-0 \\\n" in text
+    assert "what tfenv.lock's packages need: libgl1, libglib2.0-0." in text
+
+
+@pytest.mark.parametrize("pins, apt", [((("pandas", "2.0.3"),), "[graphviz=2.42.2-5]"), ((), "[]"),
+                                       ((GIT_PIN,), "[]"), ((("opencv-python", "4.6.0.66"),), "[]")])
 def test_rendered_project_dockerfile_passes_hadolint(tmp_path, m, pins, apt):
     hadolint = shutil.which("hadolint")
     if hadolint is None:
@@ -288,6 +279,42 @@ def test_devcontainer_matches_the_dev_container_schema(tmp_path, m, schema_valid
     assert data["customizations"]["vscode"]["extensions"] == ["ms-python.python", "ms-toolsai.jupyter"]
     assert data.get("runArgs") == (["--gpus", "all"] if gpus else None)
     assert (tmp_path / ".devcontainer" / "Dockerfile").read_text(encoding="utf-8") == image.dockerfile(img, m)
+
+
+def self_signed_ca(path: Path) -> bytes:
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=tfenv test proxy CA", "-keyout", str(path.with_suffix(".key")), "-out", str(path)],
+                   check=True, capture_output=True)
+    return path.read_bytes()
+
+
+def test_devcontainer_carries_the_configured_ca_cert_into_its_folder(tmp_path, m):
+    """Resolved as `tfenv build` resolves it (option over TFENV_CA_CERT over the config file), copied as the
+    extra-ca.crt the project Dockerfile trusts while it builds; without one, a copy there is kept and named."""
+    described(tmp_path, m)
+    from_env, from_option = self_signed_ca(tmp_path / "env.pem"), self_signed_ca(tmp_path / "option.pem")
+    env = {"TFENV_CONFIG": str(tmp_path / "none.toml"), "TFENV_CA_CERT": str(tmp_path / "env.pem")}
+    copy = tmp_path / ".devcontainer" / "extra-ca.crt"
+    result = tfenv("devcontainer", cwd=tmp_path, env=env, clean_env=True)
+    assert result.returncode == 0, result.stderr
+    assert copy.read_bytes() == from_env
+    assert (f"wrote .devcontainer/extra-ca.crt (a copy of {tmp_path / 'env.pem'}, from TFENV_CA_CERT): its build "
+            "trusts it, the image does not keep it") in result.stdout.splitlines()
+    result = tfenv("devcontainer", "--ca-cert", str(tmp_path / "option.pem"), cwd=tmp_path, env=env, clean_env=True)
+    assert result.returncode == 0 and copy.read_bytes() == from_option, result.stderr
+    assert "from --ca-cert)" in result.stdout
+    result = tfenv("devcontainer", cwd=tmp_path, env={"TFENV_CONFIG": env["TFENV_CONFIG"]}, clean_env=True)
+    assert result.returncode == 0 and copy.read_bytes() == from_option, result.stderr
+    assert result.stdout.splitlines()[-1].startswith("kept .devcontainer/extra-ca.crt (no --ca-cert given)")
+
+
+def test_devcontainer_refuses_a_ca_cert_that_is_no_certificate_and_writes_nothing(tmp_path, m):
+    described(tmp_path, m)
+    (tmp_path / "key.txt").write_text("not a certificate\n", encoding="utf-8")
+    result = tfenv("devcontainer", "--ca-cert", str(tmp_path / "key.txt"), cwd=tmp_path,
+                   env={"TFENV_CONFIG": str(tmp_path / "none.toml")}, clean_env=True)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "not a PEM certificate" in result.stderr and not (tmp_path / ".devcontainer").exists()
 
 
 def test_the_schema_check_can_fail(schema_validator):

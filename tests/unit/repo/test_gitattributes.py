@@ -40,10 +40,20 @@ def test_the_lf_files_that_matter_are_tracked(clone):
         assert name in files
 
 
+CORPUS = "tests/unit/project_corpus/"  # real projects' files, byte for byte as published (-text)
+
+
 def test_every_file_but_powershell_is_lf(clone):
-    with_cr = [name for name in _tracked(clone)
-               if not name.endswith(".ps1") and b"\r" in (clone / name).read_bytes()]
+    with_cr = [name for name in _tracked(clone) if not name.endswith(".ps1") and not name.startswith(CORPUS)
+               and b"\r" in (clone / name).read_bytes()]
     assert with_cr == []
+
+
+def test_the_project_corpus_keeps_its_published_bytes(clone):
+    """A Windows freeze stays CRLF and UTF-16 on any checkout: tfenv must read it as the user has it."""
+    for name in ("bubbliiiing-yolov4-tf2/requirements.txt", "nicknochnack-codethat-fastml/requirements.txt"):
+        assert (clone / CORPUS / name).read_bytes() == (ROOT / CORPUS / name).read_bytes()
+        assert b"\r" in (clone / CORPUS / name).read_bytes()  # CRLF (UTF-16 for the second)
 
 
 def test_powershell_scripts_are_crlf(clone):

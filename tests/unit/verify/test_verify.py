@@ -147,3 +147,30 @@ def test_missing_docker_cli_is_could_not_run():
     assert result.returncode == 2
     assert result.stderr.startswith("tfenv: error: tfenv test runs its checks with `docker exec`")
     assert "Traceback" not in result.stderr
+
+
+def test_the_import_probe_takes_a_distributions_own_module_and_path_style_top_levels(tmp_path):
+    """black's blackd needs its [d] extra; sentencepiece's top_level.txt lists paths (seen in a tf210 project)."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    site = tmp_path / "site"
+    dists = (("black", "22.12.0", "black\nblackd\n", {"black": "", "blackd": "import aiohttp"}),
+             ("sentencepiece", "0.1.97", "sentencepiece/__init__\nsentencepiece/_version\n", {"sentencepiece": ""}))
+    for name, version, top, modules in dists:
+        info = site / f"{name}-{version}.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        (info / "top_level.txt").write_text(top)
+        for module, body in modules.items():
+            (site / module).mkdir()
+            (site / module / "__init__.py").write_text(body)
+    probe = ROOT / "builder" / "verify" / "suites" / "probes" / "imports.py"
+    result = subprocess.run([sys.executable, str(probe), json.dumps(["black", "sentencepiece"])], capture_output=True,
+                            text=True, env={"PYTHONPATH": str(site)})
+    report = json.loads(result.stdout.split("TFENV_PROBE ", 1)[1])
+    assert report == {"black": {"modules": ["black"], "errors": {}},
+                      "sentencepiece": {"modules": ["sentencepiece"], "errors": {}}}

@@ -1,0 +1,54 @@
+"""Every version the matrix owns is written in matrix.yaml alone: no string in builder/'s code (docstrings,
+the usual place for an example, aside) and no template spells one of them."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from tests.helpers import ROOT, matrix
+
+
+def owned_versions() -> dict[str, str]:
+    m = matrix()
+    owned = {m.image.pip: "image.pip"}
+    for env in m.envs.values():
+        owned[env.tensorflow] = f"envs.{env.name}.tensorflow"
+    for version, stack in m.cuda.items():
+        owned[stack.full] = f"cuda.{version}.full"
+        owned[stack.cudnn] = f"cuda.{version}.cudnn"
+        for platform, driver in stack.driver_min.items():
+            owned[driver] = f"cuda.{version}.driver_min.{platform}"
+    if m.wsl:
+        owned[m.wsl.driver_min_windows] = "wsl.driver_min_windows"
+    return owned
+
+
+def _strings(source: str):
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node.lineno, node.value
+
+
+def test_no_code_or_template_writes_a_version_the_matrix_owns():
+    owned = owned_versions()
+    alternatives = "|".join(map(re.escape, sorted(owned, key=len, reverse=True)))
+    pattern = re.compile(r"(?<![\w.])(" + alternatives + r")(?![\w.])")
+    found = []
+    for path in sorted((ROOT / "builder").rglob("*.py")):
+        for line, text in _strings(path.read_text(encoding="utf-8")):
+            found += [f"{path.relative_to(ROOT)}:{line}: {v} ({owned[v]})" for v in pattern.findall(text)]
+    for path in sorted((ROOT / "builder" / "templates").rglob("*.j2")):
+        for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            found += [f"{path.relative_to(ROOT)}:{line}: {v} ({owned[v]})" for v in pattern.findall(text)]
+    assert not found, "read these from the matrix instead:\n" + "\n".join(found)
+
+
+def test_the_grep_finds_what_it_looks_for():
+    owned = owned_versions()
+    assert "23.0.1" in owned and any(v.startswith("2.9") for v in owned) and len(owned) > 20
+    assert list(_strings('"""doc 23.0.1"""\nPIP = "23.0.1"\n')) == [(2, "23.0.1")]
