@@ -34,18 +34,18 @@ def build_command(ctx, env, os_name, repo, build_env, jupyter, push, plain, **bu
 
     m = load_matrix(ctx)
     if env is None:
-        from builder.project import actions
-
         for flag, given in (("--os", os_name), ("--jupyter", jupyter), ("--base-image", build_kwargs["base_image"]),
                             ("--pull/--no-pull", build_kwargs["pull"] is not None)):
             if given:
                 raise TfenvError(f"{flag} does not apply to a project's image (tfenv.yaml says what it is built on)")
-        options = common.make_build_options(build_kwargs, repo=repo, jupyter=False, push=push)
+    target = m.target(env, os_name) if env is not None else None
+    options = common.make_build_options(build_kwargs, repo=repo, jupyter=jupyter, push=push)  # once, for either
+    if target is None:
+        from builder.project import actions
+
         built = actions.build(m, actions.load(m), options, progress.display(plain), build_env=build_env)
         click.echo(f"project: {built.image.ref}")
         return
-    target = m.target(env, os_name)
-    options = common.make_build_options(build_kwargs, repo=repo, jupyter=jupyter, push=push)
     result = images.build(m, target, options, progress.display(plain))
     for stage in result.stages:
         click.echo(f"{stage.stage}: {' '.join(stage.refs)}")

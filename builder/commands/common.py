@@ -76,6 +76,12 @@ def nonempty(ctx, param, value):
 BUILD_OPTION_NAMES = ("base_image", "pip_index_url", "apt_mirror", "ca_cert", "no_cache", "pull", "network")
 
 
+ca_cert_option = click.option(
+    "--ca-cert", type=click.Path(dir_okay=False), metavar="FILE",
+    help="PEM certificate(s) apt and pip trust during the build: TLS proxy, local mirror; the image does not keep "
+         "them (TFENV_CA_CERT).")
+
+
 def build_options(f):
     """Click options every command that builds takes (BUILD_OPTION_NAMES); their defaults come from TFENV_*
     variables and the config file, filled in by make_build_options."""
@@ -87,9 +93,7 @@ def build_options(f):
                           "PIP_INDEX_URL)."),
         click.option("--apt-mirror", metavar="URL",
                      help="apt mirror, e.g. http://mirror.example.org/debian (TFENV_APT_MIRROR)."),
-        click.option("--ca-cert", type=click.Path(dir_okay=False), metavar="FILE",
-                     help="PEM certificate(s) apt and pip trust during the build: TLS proxy, local mirror; the image "
-                          "does not keep them (TFENV_CA_CERT)."),
+        ca_cert_option,
         click.option("--no-cache", is_flag=True, help="Do not use the layer cache."),
         click.option("--network", type=click.Choice(["host"]), default=None,
                      help="host: the build's steps use this machine's network (a mirror on 127.0.0.1)."),
@@ -110,7 +114,7 @@ def make_build_options(kwargs: dict, *, repo: str | None, jupyter: bool, push: b
     given = {key: kwargs.get(key) for key in ("base_image", "pip_index_url", "apt_mirror", "ca_cert")}
     settings = config.effective({**given, "repo": repo}, keys=("repo", *given))  # once, each with its source
     ca = settings["ca_cert"]
-    ca_pem = images.read_ca_cert(ca.value, config.where(ca, "ca_cert")) if ca.value else None  # read once
+    ca_pem = read_ca_setting(ca)  # read once
     return images.BuildOptions(repo=settings["repo"].value, jupyter=jupyter, push=push, no_cache=kwargs["no_cache"],
                                pull=kwargs["pull"], base_image=settings["base_image"].value,
                                pip_index_url=settings["pip_index_url"].value, apt_mirror=settings["apt_mirror"].value,
@@ -122,3 +126,21 @@ def default_repo(repo: str | None) -> str | None:
     from builder.core import config
 
     return config.defaults(repo=repo)["repo"]
+
+
+def read_ca_setting(setting) -> bytes | None:
+    """The PEM bytes of the ca_cert setting in force (None: none set), read and checked once; an error names
+    where the path came from (--ca-cert, TFENV_CA_CERT, the config file's key)."""
+    from builder.core import config
+    from builder.docker import images
+
+    return images.read_ca_cert(setting.value, config.where(setting, "ca_cert")) if setting.value else None
+
+
+def configured_ca_cert(ca_cert: str | None):
+    """The CA certificate a build would trust, found as make_build_options finds it (--ca-cert, else
+    TFENV_CA_CERT, else the config file): its config.Setting (path and source) and its bytes (None: none set)."""
+    from builder.core import config
+
+    setting = config.effective({"ca_cert": ca_cert}, keys=("ca_cert",))["ca_cert"]
+    return setting, read_ca_setting(setting)

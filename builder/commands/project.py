@@ -39,17 +39,28 @@ def init_command(ctx, env, os_name, jupyter, force, requirements):
 @click.option("--repo", callback=common.repository_option,
               help="Environment image repository, e.g. one Codespaces can pull (default: TFENV_REPO, the config "
                    "file, the matrix's).")
+@common.ca_cert_option
 @click.pass_context
-def devcontainer_command(ctx, gpus, repo):
+def devcontainer_command(ctx, gpus, repo, ca_cert):
     """Write .devcontainer/ so VS Code Dev Containers and Codespaces open this project in its image."""
     from builder.commands.common import load_matrix
     from builder.project import actions, devcontainer, image
 
     m = load_matrix(ctx)
     project = actions.load(m)
-    project_lock, resolved = actions.lock(m, project)
+    ca, ca_pem = common.configured_ca_cert(ca_cert)
+    project_lock, resolved = actions.lock(m, project, ca_cert=ca.value)
     if resolved:
         click.echo(f"wrote {project_lock.path.name}")
     described = image.describe(project, m, project_lock, common.default_repo(repo))
-    for path in devcontainer.write(project.root, described, m, gpus):
-        click.echo(f"wrote {path.relative_to(project.root)}")
+    for path in devcontainer.write(project.root, described, m, gpus, ca_pem):
+        shown = path.relative_to(project.root).as_posix()
+        if path.name == devcontainer.CA_FILE:
+            click.echo(f"wrote {shown} (a copy of {ca.value}, from {ca.source}): its build trusts it, the image "
+                       "does not keep it")
+        else:
+            click.echo(f"wrote {shown}")
+    stale = project.root / devcontainer.FOLDER / devcontainer.CA_FILE
+    if ca_pem is None and stale.is_file():
+        click.echo(f"kept {devcontainer.FOLDER}/{devcontainer.CA_FILE} (no --ca-cert given): its build still trusts "
+                   "it; delete it when no proxy or mirror needs it")

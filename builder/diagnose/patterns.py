@@ -272,8 +272,19 @@ WSL = [
                            "is not a symbolic link")),
     # the unversioned libcuda.so, which the Linux driver always installs but WSL's ldconfig skips (a copy, not a
     # link): cuDNN 8's sub-libraries and bitsandbytes dlopen exactly that name
-    ("libcuda_unversioned", _p(r"(libcuda\.so: cannot open shared object file|libcuda\.so not found)",
-                               "libcuda.so: cannot open", "libcuda.so not found")),
+    # cuda-python's loader (cuda/_cuda/ccuda.pyx "Failed to dlopen libcuda.so") and Rust's cudarc, which dlopens
+    # lib{cuda,nvcuda}.so ("Unable to find cuda lib under the names", later "Unable to dynamically load the \"cuda\"
+    # shared library"), and PyTorch 2.1's c10/cuda/driver_api.cpp (TORCH_INTERNAL_ASSERT(handle_0) after
+    # dlopen("libcuda.so")) say the same of the unversioned name
+    ("libcuda_unversioned", _p(r"(libcuda\.so: cannot open shared object file|libcuda\.so not found|"
+                               r"Failed to dlopen libcuda\.so(?![.\d])|Unable to find cuda lib under the names|"
+                               r"Unable to dynamically load the \"cuda\" shared library|"
+                               r"handle_0 INTERNAL ASSERT FAILED at \"[^\"\n]{0,60}c10/cuda/driver_api\.cpp)",
+                               "libcuda.so: cannot open", "libcuda.so not found", "Failed to dlopen libcuda.so",
+                               "Unable to find cuda lib", 'Unable to dynamically load the "cuda"',
+                               "handle_0 INTERNAL")),
+    # NVML likewise: WSL's driver folder has libnvidia-ml.so.1 only, no unversioned name to dlopen
+    ("nvml_unversioned", _p(r"libnvidia-ml\.so: cannot open shared object file", "libnvidia-ml.so: cannot open")),
     # `ldconfig -p` listing a driver library outside /usr/lib/wsl/lib: a Linux driver package inside WSL
     ("ldcache_driver_lib", _p(r"lib(?:cuda|nvidia-ml)\.so[\d.]{0,10} \(libc6[^)\n]{0,30}\) => "
                               r"((?!/usr/lib/wsl)/[\w/.+-]{1,120})", "(libc6")),

@@ -6,6 +6,7 @@ from builder.diagnose.i18n import columns, t, wrap
 from builder.diagnose.parse import parse
 
 SCHEMA = 1
+CONTEXT_SEPARATOR = "; "  # between the facts of the context line (a message: Chinese writes '；')
 UNDECIDED = ("Nothing in this log matches a known problem. Facts that would decide: the output of `nvidia-smi`, "
              "`tfenv doctor --json` (or the standalone `python doctor.py --json`) on that machine, and the full log of "
              "`python -c \"import tensorflow as tf; print(tf.config.list_physical_devices())\"` with "
@@ -53,7 +54,7 @@ def context_line(ctx):
             parts.append(label.format(value=fact.value))
     if ctx.envs:
         parts.append(t("tfenv environment: {envs}", envs=", ".join(ctx.envs[:3])))
-    return "; ".join(parts) or t("nothing known about the platform")
+    return t(CONTEXT_SEPARATOR).join(parts) or t("nothing known about the platform")
 
 
 def format_text(diagnosis, width=100):

@@ -5,6 +5,8 @@ Input that is no text (a directory, a missing file, a binary) raises Unreadable 
 import codecs
 import os
 
+from builder.diagnose.i18n import t
+
 SNIFF = 65536
 MAX_BYTES = 512 * 1024 * 1024  # a log larger than this is read up to here
 
@@ -24,16 +26,16 @@ def read_path(path, stdin=None):
         try:
             return _read(stream, "stdin")
         except (OSError, ValueError) as exc:
-            raise Unreadable(f"cannot read stdin: {exc}") from None
+            raise Unreadable(t("cannot read stdin: {error}", error=exc)) from None
     if os.path.isdir(path):
-        raise Unreadable(f"{path} is a directory, not a log file")
+        raise Unreadable(t("{path} is a directory, not a log file", path=path))
     try:
         with open(path, "rb") as f:
             return _read(f, path)
     except FileNotFoundError:
-        raise Unreadable(f"{path}: no such file") from None
+        raise Unreadable(t("{path}: no such file", path=path)) from None
     except OSError as exc:
-        raise Unreadable(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise Unreadable(t("cannot read {path}: {error}", path=path, error=exc.strerror or exc)) from None
 
 
 def _read(stream, name):
@@ -61,8 +63,8 @@ def decode(data, name="input"):
             return data.decode("utf-16-le", "replace")
         if even > len(head) // 3 and odd < len(head) // 50:
             return data.decode("utf-16-be", "replace")
-        raise Unreadable(f"{name} looks binary, not a text log")
+        raise Unreadable(t("{name} looks binary, not a text log", name=name))
     controls = sum(head.count(bytes([c])) for c in range(0, 32) if c not in (9, 10, 12, 13, 27))
     if head and controls > len(head) // 10:
-        raise Unreadable(f"{name} looks binary, not a text log")
+        raise Unreadable(t("{name} looks binary, not a text log", name=name))
     return data.decode("utf-8", "replace")

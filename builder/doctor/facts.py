@@ -6,6 +6,7 @@ import os
 import pkgutil
 from typing import List, Optional
 
+from builder.diagnose.i18n import t
 from builder.diagnose.versions import vkey
 from builder.doctor.host import DoctorError
 
@@ -83,4 +84,5 @@ def env_order(facts: dict) -> List[str]:
 
 def check_env_name(facts: dict, name: str) -> None:
     if name not in facts["envs"]:
-        raise DoctorError(f"unknown environment {name!r} (known: {', '.join(facts['envs'])})")
+        raise DoctorError(t("unknown environment {name} (known: {known})", name=repr(name),
+                            known=", ".join(facts["envs"])))

@@ -32,7 +32,7 @@ def _run(args) -> int:
         from builder.doctor.facts import load_facts
 
         if args.env is not None and not args.env.strip():
-            raise DoctorError("--env '': name an environment, or leave --env out")
+            raise DoctorError(i18n.t("--env '': name an environment, or leave --env out"))
         facts = load_facts(args.facts, beside)
         if args.explain:
             return explain(args.explain, facts, args.json, args.platform)

@@ -48,8 +48,8 @@ class Report:
 
 def diagnose(facts: Optional[dict], host: Host, env: Optional[str] = None, do_import: bool = False) -> Report:
     if env and not facts:
-        raise DoctorError("no matrix facts: use `tfenv doctor`, pass --facts FILE, or a copy from "
-                          "`tfenv doctor --write-standalone FILE`")
+        raise DoctorError(t("no matrix facts: use `tfenv doctor`, pass --facts FILE, or a copy from "
+                            "`tfenv doctor --write-standalone FILE`"))
     if env:
         check_env_name(facts, env)
     checks = [check_platform(host)]

@@ -4,6 +4,8 @@ devcontainer.json builds .devcontainer/Dockerfile, the project's own rendered Do
 environment image, tfenv.lock's pins inline), so the dev container is the project image, locally (where
 tfenv built the environment image) and in Codespaces (with the environment image in a registry it can
 pull: `tfenv build ENV --repo ghcr.io/ORG/tensorflow --push`, then `tfenv devcontainer --repo ...`).
+The configured --ca-cert goes into the folder as extra-ca.crt, so that a plain `docker build` of it (what VS
+Code runs, without tfenv) trusts the same TLS proxy or mirror as `tfenv build` does.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from builder.project.image import ProjectImage, dockerfile
 FOLDER = ".devcontainer"
 EXTENSIONS = ("ms-python.python", "ms-toolsai.jupyter")
 JUPYTER_PORT = 8888
+CA_FILE = "extra-ca.crt"  # the name the project Dockerfile looks for next to itself
 
 
 def config(image: ProjectImage, m: Matrix, gpus: bool = False) -> dict:
@@ -44,8 +47,14 @@ def config(image: ProjectImage, m: Matrix, gpus: bool = False) -> dict:
     return data
 
 
-def write(root: Path, image: ProjectImage, m: Matrix, gpus: bool = False) -> list[Path]:
+def write(root: Path, image: ProjectImage, m: Matrix, gpus: bool = False, ca_pem: bytes | None = None) -> list[Path]:
+    """devcontainer.json and the Dockerfile; with ca_pem (the configured --ca-cert) also extra-ca.crt, which the
+    Dockerfile trusts while it builds (behind a TLS proxy, pip cannot reach the index otherwise), as
+    `tfenv build --ca-cert` gives it to the build; the image does not keep it."""
     folder = root / FOLDER
     files.make_folder(folder, "devcontainer folder")
-    return files.write_all([(folder / "devcontainer.json", json.dumps(config(image, m, gpus), indent=2) + "\n", None),
-                            (folder / "Dockerfile", dockerfile(image, m), None)], what="devcontainer file")
+    items = [(folder / "devcontainer.json", json.dumps(config(image, m, gpus), indent=2) + "\n", None),
+             (folder / "Dockerfile", dockerfile(image, m), None)]
+    if ca_pem is not None:
+        items.append((folder / CA_FILE, ca_pem, None))
+    return files.write_all(items, what="devcontainer file")

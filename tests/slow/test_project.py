@@ -188,8 +188,12 @@ def test_jupyter_runs_on_the_project_image(built_project, docker_client):
 def test_devcontainer_folder_builds_the_project_image(built_project, docker_client):
     """What VS Code builds from .devcontainer/ is the project image: same lock, same labels, non-root user."""
     folder = built_project["folder"]
-    written = tfenv("devcontainer", "--repo", built_project["env_repo"], cwd=folder, timeout=120)
+    # The same --ca-cert as the project's build: behind a TLS proxy the plain `docker build` below (VS Code's)
+    # trusts it only through the extra-ca.crt that tfenv devcontainer puts into the folder.
+    written = tfenv("devcontainer", "--repo", built_project["env_repo"], *built_project["ca"], cwd=folder,
+                    timeout=120)
     assert written.returncode == 0, written.stderr
+    assert ("wrote .devcontainer/extra-ca.crt" in written.stdout) == bool(built_project["ca"]), written.stdout
     config = json.loads((folder / ".devcontainer" / "devcontainer.json").read_text(encoding="utf-8"))
     tag = f"{built_project['repo']}:devcontainer"  # in the project's repository: the fixture removes it
     build = subprocess.run(["docker", "build", "-q", "-t", tag, str(folder / ".devcontainer")], capture_output=True,

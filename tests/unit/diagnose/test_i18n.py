@@ -148,6 +148,20 @@ def test_translations_are_translated(lang):
     assert not untranslated, untranslated
 
 
+def test_doctor_builds_no_check_from_untranslated_text():
+    """Every message and fix of a doctor Check is a t() call (or a value made by one): a string literal or
+    f-string given to Check() directly would reach the report untranslated."""
+    raw = []
+    for path in sorted((BUILDER / "doctor").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            func = getattr(node, "func", None)
+            if isinstance(node, ast.Call) and getattr(func, "id", getattr(func, "attr", None)) == "Check":
+                args = node.args[2:4] + [k.value for k in node.keywords if k.arg in ("message", "fix")]
+                raw += [f"{path.relative_to(ROOT)}:{node.lineno}" for a in args
+                        if isinstance(a, ast.JoinedStr) or (isinstance(a, ast.Constant) and a.value)]
+    assert raw == [], raw
+
+
 def test_protected_spans_are_found():
     text = ("run `tfenv doctor --env {env}` with LD_LIBRARY_PATH=/usr/lib/wsl/lib, cudart64_110.dll, "
             "libcudnn.so.8, CUDA 11.2 and R495+ in C:\\Program\\CUDA\\v11.2\\bin; see tf29 and 11.x")

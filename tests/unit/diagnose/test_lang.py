@@ -171,3 +171,11 @@ def test_chinese_findings_join_their_sentences_with_chinese_punctuation():
         assert i18n.punctuate(joined) == ("没有用（见上文）；cuDNN 7.6 也要配套安装。CUDA 11.2 已装；"
                                           "`python -c \"import a; print(a)\"`；之后 a; b")
     assert i18n.punctuate(joined) == joined  # English (and any other language): as the rules wrote it
+
+
+def test_unreadable_input_is_one_chinese_line(tmp_path):
+    binary = tmp_path / "bin.log"
+    binary.write_bytes(b"\x00\x01\x02\x03" * 64)
+    for path, words in ((binary, "二进制"), (tmp_path, "文件夹"), (tmp_path / "gone.log", "不存在")):
+        result = tfenv("explain", "--lang", "zh-CN", str(path))
+        assert result.returncode == 2 and result.stderr.count("\n") == 1 and words in result.stderr, result.stderr

@@ -281,6 +281,42 @@ def test_devcontainer_matches_the_dev_container_schema(tmp_path, m, schema_valid
     assert (tmp_path / ".devcontainer" / "Dockerfile").read_text(encoding="utf-8") == image.dockerfile(img, m)
 
 
+def self_signed_ca(path: Path) -> bytes:
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=tfenv test proxy CA", "-keyout", str(path.with_suffix(".key")), "-out", str(path)],
+                   check=True, capture_output=True)
+    return path.read_bytes()
+
+
+def test_devcontainer_carries_the_configured_ca_cert_into_its_folder(tmp_path, m):
+    """Resolved as `tfenv build` resolves it (option over TFENV_CA_CERT over the config file), copied as the
+    extra-ca.crt the project Dockerfile trusts while it builds; without one, a copy there is kept and named."""
+    described(tmp_path, m)
+    from_env, from_option = self_signed_ca(tmp_path / "env.pem"), self_signed_ca(tmp_path / "option.pem")
+    env = {"TFENV_CONFIG": str(tmp_path / "none.toml"), "TFENV_CA_CERT": str(tmp_path / "env.pem")}
+    copy = tmp_path / ".devcontainer" / "extra-ca.crt"
+    result = tfenv("devcontainer", cwd=tmp_path, env=env, clean_env=True)
+    assert result.returncode == 0, result.stderr
+    assert copy.read_bytes() == from_env
+    assert (f"wrote .devcontainer/extra-ca.crt (a copy of {tmp_path / 'env.pem'}, from TFENV_CA_CERT): its build "
+            "trusts it, the image does not keep it") in result.stdout.splitlines()
+    result = tfenv("devcontainer", "--ca-cert", str(tmp_path / "option.pem"), cwd=tmp_path, env=env, clean_env=True)
+    assert result.returncode == 0 and copy.read_bytes() == from_option, result.stderr
+    assert "from --ca-cert)" in result.stdout
+    result = tfenv("devcontainer", cwd=tmp_path, env={"TFENV_CONFIG": env["TFENV_CONFIG"]}, clean_env=True)
+    assert result.returncode == 0 and copy.read_bytes() == from_option, result.stderr
+    assert result.stdout.splitlines()[-1].startswith("kept .devcontainer/extra-ca.crt (no --ca-cert given)")
+
+
+def test_devcontainer_refuses_a_ca_cert_that_is_no_certificate_and_writes_nothing(tmp_path, m):
+    described(tmp_path, m)
+    (tmp_path / "key.txt").write_text("not a certificate\n", encoding="utf-8")
+    result = tfenv("devcontainer", "--ca-cert", str(tmp_path / "key.txt"), cwd=tmp_path,
+                   env={"TFENV_CONFIG": str(tmp_path / "none.toml")}, clean_env=True)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "not a PEM certificate" in result.stderr and not (tmp_path / ".devcontainer").exists()
+
+
 def test_the_schema_check_can_fail(schema_validator):
     assert list(schema_validator.iter_errors({"image": "x", "hostRequirements": {"gpu": "sometimes"}}))
     assert list(schema_validator.iter_errors({"image": "x", "forwardPorts": "8888"}))
