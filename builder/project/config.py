@@ -214,9 +214,9 @@ def write_init(m: Matrix, env_name: str | None, os_name: str | None, jupyter: bo
 
 def choose(m: Matrix, folder: Path, requirements: Path | None, os_name: str | None):
     """The environment the project's TF and Python requirements name (ProjectError naming the nearest)."""
-    from builder.project import family, sources
+    from builder.project import family, reader, sources
 
-    read = sources.read(requirements, folder) if requirements else sources.Sources()
+    read = reader.read(requirements, folder) if requirements else sources.Sources()
     tf = [(r.req.name, str(r.req.specifier)) for r in read.requirements
           if r.req is not None and family.is_tensorflow(r.req.name)]
     try:

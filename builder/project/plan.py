@@ -21,7 +21,7 @@ from pathlib import Path
 from packaging.markers import default_environment
 
 from builder.matrix.model import Matrix, Target
-from builder.project import family
+from builder.project import family, reader
 from builder.project import sources as src
 from builder.render.lock import normalize
 
@@ -149,7 +149,7 @@ def _local(plan: Plan, req: src.Requirement, target: Target, env_pins: dict[str,
         if own is not None:
             plan.notes.append(f"{text} ({req.origin}): the project itself is not installed (tfenv run mounts it at "
                               f"/workspace); the requirements its {own.name} names are locked instead")
-            for inner in src.read(own, root).requirements:
+            for inner in reader.read(own, root).requirements:
                 _take(plan, inner, target, env_pins, data, markers, root, constraint=False)
             return
     plan.problems.append(f"{text} ({req.origin}): a local folder or file is not copied into the image: publish "

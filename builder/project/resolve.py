@@ -16,7 +16,7 @@ from packaging.specifiers import SpecifierSet
 from builder.core import files
 from builder.core import paths as env_paths
 from builder.matrix.model import Matrix, Target
-from builder.project import family, metadata, plan, solve
+from builder.project import family, metadata, plan, reader, solve
 from builder.project import sources as src
 from builder.project.config import Project
 from builder.project.solve import Conflict, ResolveFailed
@@ -64,7 +64,7 @@ def project_sources(project: Project) -> src.Sources:
         return src.Sources()
     if not path.is_file():
         raise ResolveFailed(f"tfenv.yaml: requirements: {project.requirements} does not exist in {project.root}")
-    return src.read(path, project.root)
+    return reader.read(path, project.root)
 
 
 def top_level_names(project: Project) -> list[str]:

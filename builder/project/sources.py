@@ -58,27 +58,6 @@ class Sources:
     notes: list[str] = field(default_factory=list)  # what was read but is not a pip requirement
 
 
-def read(path: Path, root: Path) -> Sources:
-    """The requirements in `path` (any of KNOWN_FILES' formats, by its name)."""
-    sources = Sources()
-    name = path.name.lower()
-    if not path.is_file():
-        raise SourceError(f"{relative(path, root)}: no such file")
-    if name == "setup.py":
-        _read_setup_py(path, root, sources)
-    elif name == "setup.cfg":
-        _read_setup_cfg(path, root, sources)
-    elif name == "pyproject.toml":
-        _read_pyproject(path, root, sources)
-    elif name.endswith((".yml", ".yaml")):
-        from builder.project import conda
-
-        conda.read(path, root, sources)
-    else:
-        read_requirements(path, root, sources, constraint=False, depth=0)
-    return sources
-
-
 def find_default(folder: Path, packages_only: bool = False) -> Path | None:
     """The requirements file `tfenv init` takes in this folder (packages_only: a package's own), or None."""
     for name in KNOWN_FILES[3:] if packages_only else KNOWN_FILES:
@@ -208,7 +187,7 @@ def parse(text: str, origin: str) -> Pep508:
 # --- setup.py, setup.cfg, pyproject.toml -------------------------------------------------------------
 
 
-def _read_setup_py(path: Path, root: Path, sources: Sources) -> None:
+def read_setup_py(path: Path, root: Path, sources: Sources) -> None:
     """install_requires and python_requires of the setup() call, from the syntax tree: setup.py never runs."""
     where = relative(path, root)
     sources.files.append(path)
@@ -288,7 +267,7 @@ def _has_cfg_requirements(path: Path) -> bool:
     return parser.has_option("options", "install_requires")
 
 
-def _read_setup_cfg(path: Path, root: Path, sources: Sources) -> None:
+def read_setup_cfg(path: Path, root: Path, sources: Sources) -> None:
     where = relative(path, root)
     sources.files.append(path)
     parser = configparser.ConfigParser(interpolation=None)
@@ -324,7 +303,7 @@ def _has_project_dependencies(path: Path) -> bool:
         return True  # init reports the broken file rather than skipping it
 
 
-def _read_pyproject(path: Path, root: Path, sources: Sources) -> None:
+def read_pyproject(path: Path, root: Path, sources: Sources) -> None:
     where = relative(path, root)
     sources.files.append(path)
     data = _toml(path, root)

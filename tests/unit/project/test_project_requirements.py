@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.project import family, plan, poetry, sources
+from builder.project import family, plan, poetry, reader, sources
 from builder.project.resolve import env_pins
 from tests.helpers import tfenv
 
@@ -17,7 +17,7 @@ def read(tmp_path: Path, name: str, text: str, files: dict | None = None) -> sou
         (tmp_path / other).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / other).write_text(content, encoding="utf-8")
     (tmp_path / name).write_text(text, encoding="utf-8")
-    return sources.read(tmp_path / name, tmp_path)
+    return reader.read(tmp_path / name, tmp_path)
 
 
 # --- readers ----------------------------------------------------------------------------------------
@@ -38,7 +38,7 @@ def test_requirements_txt_follows_includes_continuations_comments_and_options(tm
 
 def test_a_utf16_freeze_from_powershell_reads(tmp_path):
     (tmp_path / "requirements.txt").write_bytes("fastapi==0.65.2\r\nuvicorn==0.14.0\r\n".encode("utf-16"))
-    assert [r.text for r in sources.read(tmp_path / "requirements.txt", tmp_path).requirements] == [
+    assert [r.text for r in reader.read(tmp_path / "requirements.txt", tmp_path).requirements] == [
         "fastapi==0.65.2", "uvicorn==0.14.0"]
 
 
