@@ -4,7 +4,7 @@ do; without a target environment, a skip that says how to name one."""
 from typing import List
 
 from builder.diagnose.i18n import t
-from builder.doctor.host import FAIL, OK, SKIP, WARN, WSL_LIB, Check, Host, in_container, wsl_version
+from builder.doctor.host import FAIL, OK, SKIP, WARN, Check, Host, in_container, wsl_fact, wsl_version
 from builder.doctor.libraries import DRIVER_LIBS, PROFILER_ONLY, _shim_for, fitting_envs, known_shims, wanted_libs
 from builder.doctor.libsearch import (
     Found,
@@ -42,7 +42,7 @@ def check_libraries(facts: dict, env: str, host: Host) -> List[Check]:
         elif not (f.elsewhere or f.instead or _shim_for(name, shims, win)) and name not in DRIVER_LIBS:
             absent.append(name)  # nothing of it anywhere: one line for all of them
         else:
-            check = _library_check(f, host, search, shims, win, e)
+            check = _library_check(f, host, search, shims, win, e, wsl_fact(facts, "lib_dir"))
             if name.lower().startswith(PROFILER_ONLY):
                 check.status, check.message = WARN, t("{message} (only the profiler loads it)", message=check.message)
                 check.fix = t("to profile, install CUDA {cuda}'s CUPTI (TensorFlow runs without it)",
@@ -66,7 +66,7 @@ def check_libraries(facts: dict, env: str, host: Host) -> List[Check]:
     return checks
 
 
-def _library_check(f: Found, host: Host, search: LibSearch, shims, win: bool, e: dict) -> Check:
+def _library_check(f: Found, host: Host, search: LibSearch, shims, win: bool, e: dict, wsl_lib: str) -> Check:
     name = f.name
     driver = name in DRIVER_LIBS
     cid = "lib:driver" if driver else f"lib:{name}"
@@ -94,7 +94,7 @@ def _library_check(f: Found, host: Host, search: LibSearch, shims, win: bool, e:
                        "use the Docker image", **fields))
     if driver:
         fix = (t("start the container with --gpus all") if in_container(host)
-               else f"export LD_LIBRARY_PATH={WSL_LIB}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}" if wsl_version(host)
+               else f"export LD_LIBRARY_PATH={wsl_lib}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}" if wsl_version(host)
                else t("install the NVIDIA driver"))
         return Check(cid, FAIL, t("{name} (the NVIDIA driver) not found", name=name), fix)
     return Check(cid, FAIL, t("{name} not found", name=name),

@@ -6,11 +6,9 @@ import re
 from typing import List
 
 from builder.diagnose.i18n import t
-from builder.doctor.host import FAIL, OK, WSL_LIB, Check, Host, wsl_version
+from builder.doctor.host import FAIL, OK, Check, Host, wsl_fact, wsl_version
 
 ID = "wsl"
-# Linux driver packages that must not be installed inside WSL (the Windows driver provides libcuda there).
-WSL_FORBIDDEN_PACKAGES = re.compile(r"^(nvidia-driver-\S+|cuda-drivers\S*|libnvidia-compute-\S+|nvidia-dkms-\S+)$")
 
 
 def check(ctx) -> List[Check]:
@@ -24,18 +22,18 @@ def check(ctx) -> List[Check]:
         checks.append(Check("wsl:dxg", FAIL, t("/dev/dxg missing: this WSL has no GPU"),
                             t("Windows 11 or 10 21H2+, the NVIDIA Windows driver R495+, then {update} and {shutdown}",
                               update="wsl --update", shutdown="wsl --shutdown")))
-    libcuda = WSL_LIB + "/libcuda.so.1"
+    libcuda = wsl_fact(ctx.facts, "lib_dir") + "/libcuda.so.1"
     if host.exists(libcuda):
         checks.append(Check("wsl:libcuda", OK, t("{path} present (from the Windows driver)", path=libcuda)))
     else:
         checks.append(Check("wsl:libcuda", FAIL, t("{path} missing", path=libcuda),
                             t("install the NVIDIA Windows driver R495+ (on Windows, not in WSL), then {shutdown}",
                               shutdown="wsl --shutdown")))
-    return checks + [_linux_driver_check(host)]
+    return checks + [_linux_driver_check(host, re.compile(wsl_fact(ctx.facts, "linux_driver_packages")))]
 
 
-def _linux_driver_check(host: Host) -> Check:
-    inside = _linux_driver_in_wsl(host)
+def _linux_driver_check(host: Host, packages) -> Check:
+    inside = _linux_driver_in_wsl(host, packages)
     if not inside:
         return Check("wsl:linux-driver", OK, t("no Linux NVIDIA driver inside WSL"))
     pkgs = [p for p in inside if not p.startswith("/")]
@@ -48,12 +46,12 @@ def _linux_driver_check(host: Host) -> Check:
                                              found=", ".join(inside)), fix)
 
 
-def _linux_driver_in_wsl(host: Host) -> List[str]:
+def _linux_driver_in_wsl(host: Host, packages) -> List[str]:
     found = []
     status = host.read("/var/lib/dpkg/status")
     for block in status.split("\n\n"):
         name = re.search(r"^Package: (\S+)", block, re.M)
-        if name and WSL_FORBIDDEN_PACKAGES.match(name.group(1)) and "install ok installed" in block:
+        if name and packages.match(name.group(1)) and "install ok installed" in block:
             found.append(name.group(1))
     for pattern in ("/usr/lib/x86_64-linux-gnu/libcuda.so.*", "/usr/lib64/libcuda.so.*", "/usr/bin/nvidia-smi"):
         for p in sorted(glob.glob(host.path(pattern))):
