@@ -6,6 +6,7 @@ import os
 import socket
 from typing import Optional, Tuple
 
+from builder.diagnose.i18n import t
 from builder.doctor.host import Host
 
 
