@@ -31,7 +31,7 @@ def docker_info(host: Host) -> Tuple[Optional[dict], str]:
     docker_host = host.environ.get("DOCKER_HOST", "")
     sock = docker_host[len("unix://"):] if docker_host.startswith("unix://") else (
         host.path("/var/run/docker.sock") if not docker_host and host.platform == "linux" else "")
-    why = "no Docker daemon socket" if host.platform == "linux" else "docker CLI not found"
+    why = t("no Docker daemon socket") if host.platform == "linux" else t("docker CLI not found")
     if sock and hasattr(socket, "AF_UNIX") and os.path.exists(sock):
         conn = _UnixHTTPConnection(sock, timeout=5)
         try:
@@ -39,7 +39,7 @@ def docker_info(host: Host) -> Tuple[Optional[dict], str]:
             resp = conn.getresponse()
             if resp.status == 200:
                 return json.loads(resp.read().decode("utf-8")), ""
-            why = f"daemon answered HTTP {resp.status}"
+            why = t("daemon answered HTTP {status}", status=resp.status)
         except PermissionError:
             why = f"permission denied on {sock}"
         except (OSError, ValueError, http.client.HTTPException) as exc:
@@ -54,7 +54,8 @@ def docker_info(host: Host) -> Tuple[Optional[dict], str]:
                 return json.loads(r.out), ""
             except ValueError:
                 pass
-        why = ((r.err or r.out).strip().splitlines() or ["docker info failed"])[-1] if r else "docker info timed out"
+        lines = (r.err or r.out).strip().splitlines() if r else []
+        why = (lines or [t("docker info failed")])[-1] if r else t("docker info timed out")
     return None, why
 
 
