@@ -1,4 +1,5 @@
-"""The one container lifecycle: start, stream, stop, remove. run, Jupyter, test and build use it.
+"""The one container lifecycle: start, stream, stop, remove. run, Jupyter, test and build use it; and what
+an interrupted or refused build leaves (its step's container, its new layers).
 
 Every container tfenv starts carries MANAGED_LABEL (its value says which command started it), so
 `tfenv ps`, `tfenv stop` and CI's last-resort cleanup find them; each command removes its own containers
@@ -11,7 +12,7 @@ import contextlib
 import sys
 import threading
 import time
-from typing import List
+from typing import List, Tuple
 
 MANAGED_LABEL = "io.tfenv.managed"  # value: run, jupyter or test
 ENV_LABEL = "io.tfenv.env"
@@ -96,6 +97,39 @@ def remove_ids(client, ids: List[str]) -> List[str]:
                 break
             except DockerException:
                 time.sleep(0.5)
+    return removed
+
+
+def remove_build_leftovers(container_ids: List[str], layer_ids: List[str]) -> Tuple[List[str], int]:
+    """After Ctrl-C, with a fresh client (the build's was closed to cancel it): the step's container, then the
+    stage's new layers, so no <none> image is left (cache hits stay). The ids removed, the layers removed."""
+    from builder.core.errors import TfenvError
+    from builder.docker import daemon
+
+    try:
+        c = daemon.client()
+        removed, left = remove_ids(c, container_ids), list(layer_ids)
+        for _ in range(10):  # the daemon may still be tearing the cancelled step down: a conflict meanwhile
+            remove_layers(c, left)
+            left = [layer for layer in left if daemon.has_image(c, layer)]
+            if not left:
+                break
+            time.sleep(0.5)
+        return removed, len(layer_ids) - len(left)
+    except TfenvError:
+        return [], 0
+
+
+def remove_layers(c, layer_ids: list[str]) -> int:
+    """Remove layers a build made that nothing uses any more (a stage's cache); the number removed.
+    Layers under a tagged image or another layer are refused by the daemon (conflict) and stay."""
+    from docker.errors import DockerException
+
+    removed = 0
+    for layer in reversed(layer_ids):
+        with contextlib.suppress(DockerException):
+            c.images.remove(layer, noprune=False)
+            removed += 1
     return removed
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from builder.core.errors import BadOption, TfenvError
 from builder.core.progress import Display
 from builder.docker import base, containers, daemon
+from builder.docker.containers import remove_layers
 from builder.matrix import tags
 from builder.matrix.model import Matrix, Target
 from builder.render import dockerfiles, lock
@@ -232,11 +233,11 @@ def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str 
                 result.image_id = event["aux"]["ID"]
     except KeyboardInterrupt:  # also SIGTERM and SIGHUP (builder.core.exitcodes)
         c.api.close()  # dropping the connection makes the daemon cancel the build
-        removed, layers = _remove_what_the_build_made(step_containers, result.new_layers)
+        removed, layers = containers.remove_build_leftovers(step_containers, result.new_layers)
         display.finish()
         what = f"removed its container {', '.join(r[:12] for r in removed)}" if removed else "no container was left"
-        made = f", and the {layers} untagged layer(s) it had made" if layers else ""
-        display.note(f"build interrupted at step {current[0]}/{current[1]}: {what}{made}")
+        display.note(f"build interrupted at step {current[0]}/{current[1]}: {what}"
+                     + (f", and the {layers} untagged layer(s) it had made" if layers else ""))
         raise
     from docker.errors import DockerException
 
@@ -297,34 +298,6 @@ def _fail(display: Display, current, event) -> None:
         message = f"exit code {detail['code']}"  # the daemon repeats the whole RUN command; the step says it
     where = f" at step {number}/{total} ({_short(instruction, 80)})" if number else ""
     raise BuildFailed(f"build failed{where}: {_short(message)}")
-
-
-def _remove_what_the_build_made(container_ids: list[str], layer_ids: list[str]) -> tuple[list[str], int]:
-    """After Ctrl-C: a fresh client (the build's connection was closed to cancel it) removes the step's
-    container, then the layers of this stage's finished steps (no dangling <none> images; cache hits and
-    layers under a tag stay). The removed container ids and the number of layers removed."""
-    try:
-        c = daemon.client()
-        return containers.remove_ids(c, container_ids), remove_layers(c, layer_ids)
-    except TfenvError:
-        return [], 0
-
-
-def remove_layers(c, layer_ids: list[str]) -> int:
-    """Remove layers a build made that nothing uses any more (a stage's cache); the number removed.
-
-    Layers under a tagged image or another layer are refused by the daemon (conflict) and stay.
-    """
-    from docker.errors import DockerException
-
-    removed = 0
-    for layer in reversed(layer_ids):
-        try:
-            c.images.remove(layer, noprune=False)
-            removed += 1
-        except DockerException:
-            pass
-    return removed
 
 
 def tag(c, image_id: str, ref: str) -> None:

@@ -83,8 +83,9 @@ def test_sigterm_during_an_uncached_build_step_exits_143_and_leaves_nothing(clie
             proc.wait()
     assert proc.returncode == 143, err
     assert err.strip().splitlines()[-1] == "tfenv: interrupted", err
-    assert re.search(r"build interrupted at step \d+/\d+: removed its container [0-9a-f]{12}, and the 1 untagged "
-                     r"layer\(s\) it had made", out + err), out + err
+    # The daemon may remove the cancelled step's container before tfenv asks: either way none is left.
+    assert re.search(r"build interrupted at step \d+/\d+: (removed its container [0-9a-f]{12}|no container was "
+                     r"left), and the 1 untagged layer\(s\) it had made", out + err), out + err
     assert "Traceback" not in err
     left = build_containers(client, label)
     for _ in range(20):  # the daemon may still be tearing the step down
@@ -92,8 +93,8 @@ def test_sigterm_during_an_uncached_build_step_exits_143_and_leaves_nothing(clie
             break
         time.sleep(0.5)
         left = build_containers(client, label)
-    assert left == []
-    assert layers_on(client, sleepy_base) == []  # the COPY step's layer went too: no <none> image
+    assert left == [], out + err
+    assert layers_on(client, sleepy_base) == [], out + err  # the COPY step's layer went too: no <none> image
     assert client.images.list(name=repo) == []
     assert list(tmpdir.iterdir()) == []
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from builder.render import lock as lock_file
 from tests.helpers import tfenv
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -65,8 +66,7 @@ def built_project(tmp_path_factory, tf29_image, docker_client):
 
 def test_build_writes_the_lock_and_tags_the_image(built_project, docker_client):
     folder, ref = built_project["folder"], built_project["ref"]
-    lock = (folder / "tfenv.lock").read_text(encoding="utf-8")
-    pins = [line for line in lock.splitlines() if line and not line.startswith("#")]
+    pins = [f"{name}=={version}" for name, version in lock_file.parse(folder / "tfenv.lock").pins]
     assert {"pandas==2.0.3", "matplotlib==3.7.5", "scikit-learn==1.3.2"} <= set(pins)
     assert not any(p.startswith(("numpy==", "tensorflow==", "protobuf==")) for p in pins)  # the env has them
     assert ref.startswith(f"{built_project['repo']}:tf29-debian11-jupyter-")

@@ -86,6 +86,11 @@ def project_images(docker_client, tf29_image):
     for ref in reversed(made):
         with contextlib.suppress(DockerException):
             docker_client.images.remove(ref, noprune=False)
+    # the certificate stages' untagged images, labelled with each project's name by its Dockerfile
+    for name in BUILT + ["gpu-pin"]:
+        for img in docker_client.images.list(filters={"dangling": True, "label": f"io.tfenv.project={name}"}):
+            with contextlib.suppress(DockerException):
+                docker_client.images.remove(img.id, noprune=False)
 
 
 @pytest.mark.docker
