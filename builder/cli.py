@@ -14,57 +14,50 @@ import click
 from builder import __version__
 from builder.core.errors import TfenvError
 
-# Help sections, in the order `tfenv --help` shows them.
-SECTIONS = (
-    "Use an environment",
-    "Your project",
-    "Build and verify",
-    "Diagnose",
-    "Windows and WSL",
-    "Maintain the matrix",
-)
-
-# name -> ("module:attribute", help section, one-line help). Help is written here so listing commands
-# imports nothing.
-COMMANDS = {
-    "run": ("environment:run_command", "Use an environment",
-            "Run a command, a shell or Jupyter in an environment's image."),
-    "ps": ("environment:ps_command", "Use an environment",
-           "List tfenv's containers: CPU, memory, GPU memory, Jupyter URLs."),
-    "stop": ("environment:stop_command", "Use an environment", "Stop and remove containers tfenv run started."),
-    "shell": ("environment:shell_command", "Use an environment", "Open a shell in a running tfenv container."),
-    "init": ("project:init_command", "Your project",
-             "Start a project here: write tfenv.yaml (then build, test, run without ENV)."),
-    "devcontainer": ("project:devcontainer_command", "Your project",
-                     "Write .devcontainer/ for VS Code Dev Containers and Codespaces."),
-    "build": ("build:build_command", "Build and verify",
-              "Build an environment's image; in a project folder, the project's."),
-    "test": ("build:test_command", "Build and verify",
-             "Verify an image in a container: versions, CUDA libraries, GPU."),
-    "base": ("build:base_command", "Build and verify",
-             "Create the debian11 base image from debootstrap (no registry)."),
-    "config": ("maintain:config_command", "Build and verify",
-               "Show the build settings in force (CA, mirrors, repo) and where each is set."),
-    "doctor": ("diagnose:doctor_command", "Diagnose",
-               "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
-    "explain": ("diagnose:explain_command", "Diagnose",
-                "Explain a pasted TF error log: cause, evidence, the fix for its platform."),
-    "web": ("web:web_command", "Diagnose",
-            "Write the static site that explains a pasted log in the browser (Pyodide)."),
-    "wsl": ("windows:wsl_command", "Windows and WSL",
-            "Write the WSL2 setup script of an environment (--windows: PowerShell)."),
-    "windows": ("windows:windows_command", "Windows and WSL",
-                "Write the native Windows setup.ps1 of an environment (no WSL, no Docker)."),
-    "matrix": ("maintain:matrix_command", "Maintain the matrix", "Show the version matrix (table, --json or --yaml)."),
-    "show": ("maintain:show_command", "Maintain the matrix", "Everything about one environment, with its image tags."),
-    "render": ("maintain:render_command", "Maintain the matrix",
-               "Render Dockerfiles and WSL scripts (--check: fail on drift)."),
-    "lock": ("maintain:lock_command", "Maintain the matrix", "Resolve each environment's full pin set into locks/."),
-    "bake": ("maintain:bake_command", "Maintain the matrix",
-             "A buildx bake file: every image as a parallel target."),
-    "ci": ("maintain:ci_command", "Maintain the matrix",
-           "CI matrices from matrix.yaml (`ci matrix --json`: GitHub Actions)."),
+# Help sections, in the order `tfenv --help` shows them, each with its commands: name -> ("module:attribute",
+# one-line help). Help is written here so listing commands imports nothing.
+SECTIONS = {
+    "Use an environment": {
+        "run": ("environment:run_command", "Run a command, a shell or Jupyter in an environment's image."),
+        "ps": ("environment:ps_command", "List tfenv's containers: CPU, memory, GPU memory, Jupyter URLs."),
+        "stop": ("environment:stop_command", "Stop and remove containers tfenv run started."),
+        "shell": ("environment:shell_command", "Open a shell in a running tfenv container."),
+    },
+    "Your project": {
+        "init": ("project:init_command", "Start a project here: write tfenv.yaml (then build, test, run without ENV)."),
+        "devcontainer": ("project:devcontainer_command",
+                         "Write .devcontainer/ for VS Code Dev Containers and Codespaces."),
+    },
+    "Build and verify": {
+        "build": ("build:build_command", "Build an environment's image; in a project folder, the project's."),
+        "test": ("build:test_command", "Verify an image in a container: versions, CUDA libraries, GPU."),
+        "base": ("build:base_command", "Create the debian11 base image from debootstrap (no registry)."),
+        "config": ("maintain:config_command",
+                   "Show the build settings in force (CA, mirrors, repo) and where each is set."),
+    },
+    "Diagnose": {
+        "doctor": ("diagnose:doctor_command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
+        "explain": ("diagnose:explain_command",
+                    "Explain a pasted TF error log: cause, evidence, the fix for its platform."),
+        "web": ("web:web_command", "Write the static site that explains a pasted log in the browser (Pyodide)."),
+    },
+    "Windows and WSL": {
+        "wsl": ("windows:wsl_command", "Write the WSL2 setup script of an environment (--windows: PowerShell)."),
+        "windows": ("windows:windows_command",
+                    "Write the native Windows setup.ps1 of an environment (no WSL, no Docker)."),
+    },
+    "Maintain the matrix": {
+        "matrix": ("maintain:matrix_command", "Show the version matrix (table, --json or --yaml)."),
+        "show": ("maintain:show_command", "Everything about one environment, with its image tags."),
+        "render": ("maintain:render_command", "Render Dockerfiles and WSL scripts (--check: fail on drift)."),
+        "lock": ("maintain:lock_command", "Resolve each environment's full pin set into locks/."),
+        "bake": ("maintain:bake_command", "A buildx bake file: every image as a parallel target."),
+        "ci": ("maintain:ci_command", "CI matrices from matrix.yaml (`ci matrix --json`: GitHub Actions)."),
+    },
 }
+# name -> ("module:attribute", help section, one-line help)
+COMMANDS = {name: (where, section, help_) for section, commands in SECTIONS.items()
+            for name, (where, help_) in commands.items()}
 
 
 class LazyGroup(click.Group):
@@ -88,10 +81,9 @@ class LazyGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx, formatter):
-        for section in SECTIONS:
-            rows = [(name, help_) for name, (_, where, help_) in COMMANDS.items() if where == section]
+        for section, commands in SECTIONS.items():
             with formatter.section(section):
-                formatter.write_dl(rows)
+                formatter.write_dl([(name, help_) for name, (_, help_) in commands.items()])
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -29,6 +29,7 @@ def build_command(ctx, env, os_name, repo, build_env, jupyter, push, plain, **bu
 
     Without ENV, in a folder with tfenv.yaml: resolve tfenv.lock if needed and build the project's image.
     """
+    from builder.commands import target
     from builder.core import progress
     from builder.docker import images
 
@@ -38,15 +39,16 @@ def build_command(ctx, env, os_name, repo, build_env, jupyter, push, plain, **bu
                             ("--pull/--no-pull", build_kwargs["pull"] is not None)):
             if given:
                 raise TfenvError(f"{flag} does not apply to a project's image (tfenv.yaml says what it is built on)")
-    target = m.target(env, os_name) if env is not None else None
+    subject = target.environment(m, env, os_name, repo) if env is not None else None
     options = common.make_build_options(build_kwargs, repo=repo, jupyter=jupyter, push=push)  # once, for either
-    if target is None:
+    subject = subject or target.choose(m, None, None, repo)
+    if subject.project is not None:
         from builder.project import actions
 
-        built = actions.build(m, actions.load(m), options, progress.display(plain), build_env=build_env)
+        built = actions.build(m, subject.project, options, progress.display(plain), build_env=build_env)
         click.echo(f"project: {built.image.ref}")
         return
-    result = images.build(m, target, options, progress.display(plain))
+    result = images.build(m, subject.target, options, progress.display(plain))
     for stage in result.stages:
         click.echo(f"{stage.stage}: {' '.join(stage.refs)}")
 
@@ -102,30 +104,34 @@ def test_command(ctx, env, os_name, gpus, junit_xml, repo, image_ref):
     loader log, a CPU op, pip check, non-root user, NVIDIA_* variables, labels. GPU checks run when a GPU
     is passed in, and are reported as skipped (with the reason) when not.
     """
+    from builder.commands import target
     from builder.docker import daemon
-    from builder.project import config
+    from builder.matrix import tags
     from builder.verify import report, runner
 
     if junit_xml:  # checked before the suite runs, not after minutes of checks
         from builder.core import files
 
         files.check_writable(junit_xml, "JUnit XML report", make_parents=True)
-    repo = common.default_repo(repo)
     m = load_matrix(ctx)
-    in_project = image_ref is None and env is None and config.find() is not None
-    if image_ref is None and env is None and not in_project:
-        raise click.UsageError("name an environment (e.g. `tfenv test tf29`) or pass --image REF "
-                               "(or run it in a folder with tfenv.yaml)")
+    subject = None if image_ref else target.choose(m, env, os_name, repo, no_project=click.UsageError(
+        "name an environment (e.g. `tfenv test tf29`) or pass --image REF (or run it in a folder with tfenv.yaml)"))
     runner.require_docker_cli()
     c = daemon.client()
     gpu = daemon.resolve_gpus(c, gpus)  # --gpus all without a runtime fails here, before anything starts
-    if in_project:
+    if subject is not None and subject.project is not None:
         from builder.project import actions
 
-        outcome = actions.test(m, actions.load(m), gpu, junit_xml=junit_xml, repo=repo, client=c)
+        outcome = actions.test(m, subject.project, gpu, junit_xml=junit_xml, repo=subject.repo, client=c)
     else:
-        target, ref, img, hint = runner.resolve_target(m, c, env, os_name, repo, image_ref)
-        outcome = runner.run(m, target, ref, img.labels or {}, gpu, hint, junit_xml=junit_xml, client=c)
+        if subject is None:  # --image REF: its labels say which environment it is, unless ENV does
+            labelled, img = runner.labelled_target(m, c, image_ref, env, os_name)
+            subject = target.Subject(m, labelled, target.repo(m, repo))
+        else:
+            image_ref = tags.image_refs(subject.target, subject.repo)[1]
+            img = daemon.require_image(c, image_ref, subject.build_hint)
+        outcome = runner.run(m, subject.target, image_ref, img.labels or {}, gpu, subject.build_hint,
+                             junit_xml=junit_xml, client=c)
     report.print_outcome(outcome, rich_output=sys.stdout.isatty())
     if outcome.failed:
         raise ChecksFailed(f"{len(outcome.failed)} of {len(outcome.results)} checks failed on {outcome.image}")

@@ -121,13 +121,6 @@ def make_build_options(kwargs: dict, *, repo: str | None, jupyter: bool, push: b
                                ca_cert=ca.value, ca_pem=ca_pem, network=kwargs.get("network"))
 
 
-def default_repo(repo: str | None) -> str | None:
-    """--repo, else TFENV_REPO, else the config file's repo; None: the matrix's image.repo."""
-    from builder.core import config
-
-    return config.defaults(repo=repo)["repo"]
-
-
 def read_ca_setting(setting) -> bytes | None:
     """The PEM bytes of the ca_cert setting in force (None: none set), read and checked once; an error names
     where the path came from (--ca-cert, TFENV_CA_CERT, the config file's key)."""

@@ -74,13 +74,13 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
     mounts = [run.parse_volume(v) for v in volumes]
     environment = [run.parse_env(e) for e in env_vars]
     m = load_matrix(ctx)
-    project, target = _project_or_target(m, env, os_name, jupyter)
+    subject = _subject(m, env, os_name, repo, jupyter)
+    target = subject.target
     build_settings = common.make_build_options(build_kwargs, repo=repo, jupyter=True) if build else None
-    repo = m.repo(common.default_repo(repo))
     command, interactive = _command_or_shell(command, target.env.name, jupyter)
     c = daemon.client()
     use_gpu, reason = daemon.resolve_gpus(c, gpus)
-    ref, image = _run_image(c, m, target, project, repo, jupyter, build_settings)
+    ref, image = _run_image(c, subject, build_settings)
     if not use_gpu and gpus == "auto":
         click.echo(f"tfenv: running without a GPU: {reason}", err=True)
 
@@ -101,13 +101,13 @@ def run_command(ctx, env, command, os_name, repo, gpus, volumes, env_vars, no_mo
 
 def _split_env(ctx, env, command: list) -> tuple[list, str | None]:
     """`tfenv run -- CMD` names no environment: Click took CMD's first word as ENV; give it back."""
-    from builder.project import config as project_config
+    from builder.commands import target
 
     if not _env_was_given(ctx, env):
         if env is not None:
             command.insert(0, env)
         env = None
-        if project_config.find() is None:
+        if not target.in_project():
             raise TfenvError("name an environment (e.g. `tfenv run tf29 -- python x.py`), or run in a folder "
                              "with tfenv.yaml (`tfenv init ENV`)")
     return command, env
@@ -133,18 +133,14 @@ def _check_run_options(command, jupyter, build, port, bind, detach, build_kwargs
     return bind
 
 
-def _project_or_target(m, env, os_name, jupyter):
-    """(the project of this folder or None, the target to run): no ENV means the project's environment."""
-    if env is not None:
-        return None, m.target(env, os_name)
-    from builder.project import actions
+def _subject(m, env, os_name, repo, jupyter):
+    """ENV's environment, or (no ENV) this folder's project, which must have a Jupyter stage for --jupyter."""
+    from builder.commands import target
 
-    if os_name:
-        raise TfenvError("--os does not apply in a project folder: tfenv.yaml names the OS variant")
-    project = actions.load(m)
-    if jupyter and not project.jupyter:
+    subject = target.choose(m, env, os_name, repo, jupyter=jupyter)
+    if subject.project is not None and jupyter and not subject.project.jupyter:
         raise TfenvError("tfenv.yaml has `jupyter: false`: set it to true and run `tfenv build`")
-    return project, m.target(project.environment, project.os)
+    return subject
 
 
 def _command_or_shell(command, env: str, jupyter: bool) -> tuple[list, bool]:
@@ -163,27 +159,28 @@ def _command_or_shell(command, env: str, jupyter: bool) -> tuple[list, bool]:
     return command, interactive
 
 
-def _run_image(c, m, target, project, repo: str, jupyter: bool, build_settings):
+def _run_image(c, subject, build_settings):
     """(ref, image) to run: the project's for today's lock, else the environment's (built first with
     --jupyter --build when missing)."""
     from builder.docker import daemon
     from builder.matrix import tags
 
-    if project is not None:
+    m, target = subject.matrix, subject.target
+    if subject.project is not None:
         if build_settings is not None:
             raise TfenvError("--build is for environment images: in a project folder run `tfenv build` first")
         from builder.project import actions
 
-        ref = actions.current_image(m, project, c, repo).ref
+        ref = actions.current_image(m, subject.project, c, subject.repo).ref
     else:
-        ref = tags.image_refs(target, repo, jupyter=jupyter)[1]
+        ref = tags.image_refs(target, subject.repo, jupyter=subject.jupyter)[1]
     if build_settings is not None and not daemon.has_image(c, ref):
         from builder.core import progress
         from builder.docker import images
 
         # --build takes the same options and defaults as `tfenv build`.
         images.build(m, target, build_settings, progress.display(False))
-    return ref, daemon.require_image(c, ref, tags.build_hint(target, jupyter=jupyter))
+    return ref, daemon.require_image(c, ref, subject.build_hint)
 
 
 @click.command("ps")

@@ -43,10 +43,11 @@ def matrix_command(ctx, as_json, as_yaml, markdown):
 @click.pass_context
 def show_command(ctx, env, os_name, repo, as_json):
     """Everything about one environment, with its image tags."""
+    from builder.commands import target
     from builder.render import describe
 
     m = load_matrix(ctx)
-    info = describe.env_dict(m, m.env(env), m.repo(common.default_repo(repo)), os_name)
+    info = describe.env_dict(m, m.env(env), target.repo(m, repo), os_name)
     if as_json:
         click.echo(describe.dump(info, "json"), nl=False)
     else:
@@ -99,14 +100,14 @@ def lock_command(ctx, envs, jupyter, check):
 
     In a folder with tfenv.yaml and no ENV: resolve the project's tfenv.lock again instead.
     """
+    from builder.commands import target
     from builder.core import files, paths
-    from builder.project import config
 
-    if not envs and not check and config.find() is not None:
+    if not envs and not check and target.in_project():
         from builder.project import actions
 
         m = load_matrix(ctx)
-        project_lock, _ = actions.lock(m, actions.load(m), refresh=True)
+        project_lock, _ = actions.lock(m, target.choose(m, None, None).project, refresh=True)
         for note in project_lock.notes:
             click.echo(f"note: {note}")
         click.echo(f"{project_lock.path}: {len(project_lock.pins)} packages on top of the environment")

@@ -43,16 +43,18 @@ def init_command(ctx, env, os_name, jupyter, force, requirements):
 @click.pass_context
 def devcontainer_command(ctx, gpus, repo, ca_cert):
     """Write .devcontainer/ so VS Code Dev Containers and Codespaces open this project in its image."""
+    from builder.commands import target
     from builder.commands.common import load_matrix
     from builder.project import actions, devcontainer, image
 
     m = load_matrix(ctx)
-    project = actions.load(m)
+    subject = target.choose(m, None, None, repo)
+    project = subject.project
     ca, ca_pem = common.configured_ca_cert(ca_cert)
     project_lock, resolved = actions.lock(m, project, ca_cert=ca.value)
     if resolved:
         click.echo(f"wrote {project_lock.path.name}")
-    described = image.describe(project, m, project_lock, common.default_repo(repo))
+    described = image.describe(project, m, project_lock, subject.repo)
     for path in devcontainer.write(project.root, described, m, gpus, ca_pem):
         shown = path.relative_to(project.root).as_posix()
         if path.name == devcontainer.CA_FILE:

@@ -12,7 +12,10 @@ from typing import Optional, Tuple
 from builder.diagnose.versions import vkey  # noqa: F401  (one version compare, re-exported for the checks)
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
-WSL_LIB = "/usr/lib/wsl/lib"
+# The WSL facts of matrix.yaml's wsl: (the home; a unit test keeps these equal), for a run without the facts.
+WSL_DEFAULTS = {"lib_dir": "/usr/lib/wsl/lib",
+                "linux_driver_packages": r"^(nvidia-driver-\S+|cuda-drivers\S*|libnvidia-compute-\S+|nvidia-dkms-\S+)$"}
+WSL_LIB = WSL_DEFAULTS["lib_dir"]
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "intel-tensorflow", "tf-nightly")
 
 
@@ -120,6 +123,11 @@ class GpuInfo:
 
     def __init__(self, gpus, cuda_max="", smi="", error=""):
         self.gpus, self.cuda_max, self.smi, self.error = gpus, cuda_max, smi, error
+
+
+def wsl_fact(facts: Optional[dict], key: str) -> str:
+    """A fact of matrix.yaml's wsl: section, from the facts when doctor has them."""
+    return ((facts or {}).get("wsl") or {}).get(key) or WSL_DEFAULTS[key]
 
 
 def wsl_version(host: Host) -> int:

@@ -8,7 +8,7 @@ from typing import Dict, List
 
 from builder.diagnose.i18n import t
 from builder.diagnose.versions import dll_name  # noqa: F401  (the one soname -> DLL rule, re-exported)
-from builder.doctor.host import WSL_LIB, Host
+from builder.doctor.host import Host, wsl_fact
 
 # The loader's built-in folders after LD_LIBRARY_PATH and the ld.so cache (x86_64 glibc, Debian multiarch).
 LINUX_DEFAULT_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")
@@ -74,7 +74,7 @@ def linux_search(host: Host, facts: dict) -> LibSearch:
         conf_dirs = ld_conf_dirs(host)
         how = t("LD_LIBRARY_PATH, the ld.so.conf folders and the default folders")
     loader = host.env_list("LD_LIBRARY_PATH") + conf_dirs + list(LINUX_DEFAULT_DIRS)
-    other = [WSL_LIB, "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib"]
+    other = [wsl_fact(facts, "lib_dir"), "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib"]
     for pattern in ("/usr/local/cuda*/lib64", "/usr/local/cuda*/lib", "/usr/local/cuda*/targets/*/lib",
                     "/usr/local/cuda*/extras/CUPTI/lib64",
                     "/opt/conda/lib", "/opt/venv/lib/python3*/site-packages/nvidia/*/lib"):

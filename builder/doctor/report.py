@@ -4,22 +4,10 @@ import json
 from typing import List, Optional
 
 from builder.diagnose.i18n import t
-from builder.doctor.checks import (
-    check_cuda_max,
-    check_driver,
-    check_gpu,
-    check_platform,
-    check_python,
-    check_tensorflow,
-    check_wsl,
-    env_for_tensorflow,
-    recommend,
-)
-from builder.doctor.docker import check_docker
+from builder.doctor.checks import Context, run_checks
 from builder.doctor.facts import check_env_name
 from builder.doctor.host import (
     FAIL,
-    SKIP,
     WARN,
     Check,
     DoctorError,
@@ -30,9 +18,9 @@ from builder.doctor.host import (
     query_gpus,
     wsl_version,
 )
-from builder.doctor.libraries import check_libraries, fitting_envs
+from builder.doctor.libraries import fitting_envs
 from builder.doctor.libsearch import linux_search, windows_search
-from builder.doctor.tfimport import check_import
+from builder.doctor.support import env_for_tensorflow, recommend
 
 
 class Report:
@@ -52,7 +40,6 @@ def diagnose(facts: Optional[dict], host: Host, env: Optional[str] = None, do_im
                             "`tfenv doctor --write-standalone FILE`"))
     if env:
         check_env_name(facts, env)
-    checks = [check_platform(host)]
     tf = installed_tensorflow(host)
     reason = "--env" if env else ""
     if not env and tf and facts:
@@ -60,27 +47,7 @@ def diagnose(facts: Optional[dict], host: Host, env: Optional[str] = None, do_im
         reason = f"installed {tf[0]} {tf[1]}" if env else ""
     info = query_gpus(host)
     key = driver_key(host)
-    checks.append(check_gpu(host, info))
-    if info.gpus and facts:
-        checks.append(check_cuda_max(facts, info, key))
-        if env:
-            checks.append(check_driver(facts, env, info, key))
-    if facts:
-        tf_check = check_tensorflow(facts, env, tf)
-        if tf_check:
-            checks.append(tf_check)
-    if env:
-        checks.append(check_python(facts, env, host))
-        checks += check_libraries(facts, env, host)
-    elif facts:
-        checks.append(Check("libraries", SKIP, t("no target environment: pass --env ENV (or install TensorFlow)")))
-    else:
-        checks.append(Check("facts", WARN, t("no matrix facts: only the host was checked"),
-                            t("use `tfenv doctor`, or a copy from `tfenv doctor --write-standalone FILE`")))
-    checks += check_wsl(host)
-    checks.append(check_docker(host, bool(info.gpus)))
-    if do_import:
-        checks += check_import(host, facts)
+    checks = run_checks(Context(host, facts, env, tf, info, key, do_import))
     rec = None
     if facts and info.gpus:
         best = recommend(facts, info.gpus[0].driver, key)

@@ -37,4 +37,7 @@ def facts_from_matrix(matrix: Matrix) -> dict:
     if matrix.wsl:
         out["wsl"] = {"windows_build_min": matrix.wsl.windows_build_min,
                       "driver_min_windows": matrix.wsl.driver_min_windows}
+        for key in ("lib_dir", "linux_driver_packages"):
+            if getattr(matrix.wsl, key):
+                out["wsl"][key] = getattr(matrix.wsl, key)
     return out

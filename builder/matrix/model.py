@@ -190,6 +190,8 @@ class WslSettings:
     windows_build_min: int
     driver_min_windows: str
     distros: dict[str, WslDistro]
+    lib_dir: str | None = None  # where the Windows driver's libcuda.so is inside WSL 2
+    linux_driver_packages: str | None = None  # regex of the Linux driver packages never to install in WSL
 
 
 @dataclass(frozen=True)

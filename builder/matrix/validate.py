@@ -161,7 +161,8 @@ def _parse_windows_cuda(c: Checker, p: str, raw: Any) -> WindowsCuda:
 
 
 def _parse_wsl(c: Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSettings:
-    m = c.mapping(raw, "wsl", required=("windows_build_min", "driver_min_windows", "distros"))
+    m = c.mapping(raw, "wsl", required=("windows_build_min", "driver_min_windows", "distros"),
+                  optional=("lib_dir", "linux_driver_packages"))
     build = m["windows_build_min"]
     if not isinstance(build, int) or isinstance(build, bool) or build <= 0:
         c.fail("wsl.windows_build_min", f"expected a positive integer, got {type_name(build)}")
@@ -177,7 +178,8 @@ def _parse_wsl(c: Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSe
         )
     if not distros:
         c.fail("wsl.distros", "expected at least one distribution")
-    return WslSettings(build, c.version(m["driver_min_windows"], "wsl.driver_min_windows"), distros)
+    extra = {k: c.string(m[k], f"wsl.{k}") for k in ("lib_dir", "linux_driver_packages") if k in m}
+    return WslSettings(build, c.version(m["driver_min_windows"], "wsl.driver_min_windows"), distros, **extra)
 
 
 def _parse_wsl_cuda(c: Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:

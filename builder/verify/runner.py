@@ -91,17 +91,8 @@ def expectations(m: Matrix, target: Target, image: str, image_labels: dict, gpu:
 # --- choosing the image ---------------------------------------------------------------------------
 
 
-def resolve_target(m: Matrix, client, env_name: str | None, os_name: str | None, repo: str | None,
-                   image: str | None):
-    """(target, image ref, docker image, build hint) for ENV/--os, or for --image (whose labels say the env)."""
-    repo = m.repo(repo)
-    if image is None:
-        if env_name is None:
-            raise TfenvError("name the environment to test (e.g. `tfenv test tf29`) or pass --image REF")
-        target = m.target(env_name, os_name)
-        ref = tags.image_refs(target, repo)[1]
-        hint = tags.build_hint(target, repo=repo, default_repo=m.image.repo)
-        return target, ref, daemon.require_image(client, ref, hint), hint
+def labelled_target(m: Matrix, client, image: str, env_name: str | None, os_name: str | None):
+    """(target, docker image) for --image REF: ENV/--os when given, else what its io.tfenv.* labels claim."""
     img = _local_image(client, image)
     labels = img.labels or {}
     if env_name is None:
@@ -110,8 +101,7 @@ def resolve_target(m: Matrix, client, env_name: str | None, os_name: str | None,
             raise TfenvError(f"image {image} has no io.tfenv.env label: name the environment it should be "
                              f"(`tfenv test ENV --image {image}`)")
         env_name, os_name = claimed, os_name or labels.get("io.tfenv.os")
-    target = m.target(env_name, os_name)
-    return target, image, img, tags.build_hint(target, repo=repo, default_repo=m.image.repo)
+    return m.target(env_name, os_name), img
 
 
 def _local_image(client, ref: str):

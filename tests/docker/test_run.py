@@ -118,9 +118,9 @@ def test_missing_image_says_how_to_build(client):
     res = tfenv("run", "tf29", "--os", "debian11", "--repo", "tfenv-test/none", "--", "true")
     assert res.returncode == 2
     assert res.stderr.strip() == ("tfenv: error: image tfenv-test/none:tf29-debian11 not found locally: "
-                                  "build it with `tfenv build tf29 --os debian11`")
+                                  "build it with `tfenv build tf29 --os debian11 --repo tfenv-test/none`")
     res = tfenv("run", "tf29", "--os", "debian11", "--repo", "tfenv-test/none", "--jupyter")
-    assert "build it with `tfenv build tf29 --os debian11 --jupyter`" in res.stderr
+    assert "build it with `tfenv build tf29 --os debian11 --jupyter --repo tfenv-test/none`" in res.stderr
 
 
 def test_gpus_all_without_nvidia_runtime_names_the_fix(client):

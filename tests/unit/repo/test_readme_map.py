@@ -1,5 +1,5 @@
-"""README's "Where things are" names every module of builder/ (a rule's file and a suite's check aside: their
-folders are named, one file each), so a newcomer finds the room before the code."""
+"""README's "Where things are" names every module of builder/ (a rule's file, a suite's check and a doctor check
+aside: their folders are named, one file each), so a newcomer finds the room before the code."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 from tests.helpers import ROOT
 
-FOLDERS_OF_ONE_KIND = ("rules", "suites", "templates")
+FOLDERS_OF_ONE_KIND = ("rules", "suites", "checks", "templates")
 
 
 def where_things_are() -> str:
