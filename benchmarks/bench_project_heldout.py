@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -25,9 +24,13 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from builder.project.family import is_tensorflow  # noqa: E402
+from builder.render import lock as lock_file  # noqa: E402
+
 HELDOUT = Path(__file__).resolve().parent / "project_heldout"
 RESULTS = Path(__file__).resolve().parent / "results" / "project-heldout.json"
-TF_DISTRIBUTION = re.compile(r"^(tensorflow|tensorflow[-_]gpu|tensorflow[-_]cpu|intel[-_]tensorflow)==", re.I | re.M)
 
 
 def tfenv(folder: Path, *args: str, env: dict) -> subprocess.CompletedProcess:
@@ -47,7 +50,7 @@ def outcome(slug: str, expected: dict, env: dict) -> dict:
         lock = tfenv(folder, "lock", env=env)
         if lock.returncode != 0:
             return {"got": "refused", "at": "lock", "line": lock.stderr.strip(), "init": said}
-        tf = TF_DISTRIBUTION.search((folder / "tfenv.lock").read_text(encoding="utf-8"))
+        tf = any(is_tensorflow(name) for name, _ in lock_file.parse(folder / "tfenv.lock").pins)
         return {"got": "tf in lock" if tf else "locks", "init": said}
 
 
