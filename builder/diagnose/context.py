@@ -73,8 +73,8 @@ class Context:
 
     def as_dict(self):
         out = {}
-        for key in ("platform", "posix", "container", "tf", "cuda_wanted", "cuda_present", "driver", "compute_capability",
-                    "gpu", "python"):
+        for key in ("platform", "posix", "container", "tf", "cuda_wanted", "cuda_present", "driver",
+                    "compute_capability", "gpu", "python"):
             fact = getattr(self, key)
             out[key] = {"value": fact.value, "line": fact.line or None, "how": fact.how} if fact.value else None
         out["tf_candidates"] = list(self.tf_candidates)

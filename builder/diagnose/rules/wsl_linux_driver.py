@@ -34,8 +34,8 @@ def check(log, ctx):
               "driver or the cuda/cuda-drivers meta package installed inside WSL puts its own libcuda first, which "
               "finds no kernel module.")
     fix = t("remove the Linux driver inside WSL: `sudo apt-get purge 'nvidia-driver-*' 'cuda-drivers*' "
-            "'libnvidia-compute-*' 'nvidia-utils-*'` (and `sudo apt-get autoremove`), install only cuda-toolkit-X-Y or runtime "
-            "libraries, then `wsl --shutdown` in Windows and start again; until then `export "
+            "'libnvidia-compute-*' 'nvidia-utils-*'` (and `sudo apt-get autoremove`), install only cuda-toolkit-X-Y or "
+            "runtime libraries, then `wsl --shutdown` in Windows and start again; until then `export "
             "LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH` makes the WSL libcuda load first")
     return Finding(ID, t("A Linux NVIDIA driver is installed inside WSL2"), evidence, cause, fix, tfenv_way(ctx),
                    rank=8, supersedes=("driver-dso-mismatch", "libcuda-missing", "no-gpu-visible", "no-gpu-harmless",
