@@ -39,5 +39,7 @@ def check(log, ctx):
 
 
 def _driver_minimum(ctx, cuda):
-    stack = ((ctx.facts or {}).get("cuda") or {}).get(cuda) or {}
-    return (stack.get("driver_min") or {}).get("linux", "")
+    """NVIDIA's minimum Linux driver for a CUDA release (matrix.yaml: the stacks' and NVIDIA's table), '' if unknown."""
+    facts = ctx.facts or {}
+    known = facts.get("cuda_drivers") or {v: s.get("driver_min") or {} for v, s in (facts.get("cuda") or {}).items()}
+    return (known.get(cuda) or {}).get("linux", "")
