@@ -14,50 +14,57 @@ import click
 from builder import __version__
 from builder.core.errors import TfenvError
 
-# Help sections, in the order `tfenv --help` shows them, each with its commands: name -> ("module:attribute",
-# one-line help). Help is written here so listing commands imports nothing.
+# Help sections, in the order `tfenv --help` shows them, each a table of its commands: name, module in
+# builder/commands/ (the command is its `<name>_command`), one-line help. Help is written here so listing
+# commands imports nothing.
 SECTIONS = {
-    "Use an environment": {
-        "run": ("environment:run_command", "Run a command, a shell or Jupyter in an environment's image."),
-        "ps": ("environment:ps_command", "List tfenv's containers: CPU, memory, GPU memory, Jupyter URLs."),
-        "stop": ("environment:stop_command", "Stop and remove containers tfenv run started."),
-        "shell": ("environment:shell_command", "Open a shell in a running tfenv container."),
-    },
-    "Your project": {
-        "init": ("project:init_command", "Start a project here: write tfenv.yaml (then build, test, run without ENV)."),
-        "devcontainer": ("project:devcontainer_command",
-                         "Write .devcontainer/ for VS Code Dev Containers and Codespaces."),
-    },
-    "Build and verify": {
-        "build": ("build:build_command", "Build an environment's image; in a project folder, the project's."),
-        "test": ("build:test_command", "Verify an image in a container: versions, CUDA libraries, GPU."),
-        "base": ("build:base_command", "Create the debian11 base image from debootstrap (no registry)."),
-        "config": ("maintain:config_command",
-                   "Show the build settings in force (CA, mirrors, repo) and where each is set."),
-    },
-    "Diagnose": {
-        "doctor": ("diagnose:doctor_command", "Diagnose this machine's GPU, driver and CUDA libraries for an env."),
-        "explain": ("diagnose:explain_command",
-                    "Explain a pasted TF error log: cause, evidence, the fix for its platform."),
-        "web": ("web:web_command", "Write the static site that explains a pasted log in the browser (Pyodide)."),
-    },
-    "Windows and WSL": {
-        "wsl": ("windows:wsl_command", "Write the WSL2 setup script of an environment (--windows: PowerShell)."),
-        "windows": ("windows:windows_command",
-                    "Write the native Windows setup.ps1 of an environment (no WSL, no Docker)."),
-    },
-    "Maintain the matrix": {
-        "matrix": ("maintain:matrix_command", "Show the version matrix (table, --json or --yaml)."),
-        "show": ("maintain:show_command", "Everything about one environment, with its image tags."),
-        "render": ("maintain:render_command", "Render Dockerfiles and WSL scripts (--check: fail on drift)."),
-        "lock": ("maintain:lock_command", "Resolve each environment's full pin set into locks/."),
-        "bake": ("maintain:bake_command", "A buildx bake file: every image as a parallel target."),
-        "ci": ("maintain:ci_command", "CI matrices from matrix.yaml (`ci matrix --json`: GitHub Actions)."),
-    },
+    "Use an environment": """
+        run           environment  Run a command, a shell or Jupyter in an environment's image.
+        ps            environment  List tfenv's containers: CPU, memory, GPU memory, Jupyter URLs.
+        stop          environment  Stop and remove containers tfenv run started.
+        shell         environment  Open a shell in a running tfenv container.
+    """,
+    "Your project": """
+        init          project      Start a project here: write tfenv.yaml (then build, test, run without ENV).
+        devcontainer  project      Write .devcontainer/ for VS Code Dev Containers and Codespaces.
+    """,
+    "Build and verify": """
+        build         build        Build an environment's image; in a project folder, the project's.
+        test          build        Verify an image in a container: versions, CUDA libraries, GPU.
+        base          build        Create the debian11 base image from debootstrap (no registry).
+        config        maintain     Show the build settings in force (CA, mirrors, repo) and where each is set.
+    """,
+    "Diagnose": """
+        doctor        diagnose     Diagnose this machine's GPU, driver and CUDA libraries for an env.
+        explain       diagnose     Explain a pasted TF error log: cause, evidence, the fix for its platform.
+        web           web          Write the static site that explains a pasted log in the browser (Pyodide).
+    """,
+    "Windows and WSL": """
+        wsl           windows      Write the WSL2 setup script of an environment (--windows: PowerShell).
+        windows       windows      Write the native Windows setup.ps1 of an environment (no WSL, no Docker).
+    """,
+    "Maintain the matrix": """
+        matrix        maintain     Show the version matrix (table, --json or --yaml).
+        show          maintain     Everything about one environment, with its image tags.
+        render        maintain     Render Dockerfiles and WSL scripts (--check: fail on drift).
+        lock          maintain     Resolve each environment's full pin set into locks/.
+        bake          maintain     A buildx bake file: every image as a parallel target.
+        ci            maintain     CI matrices from matrix.yaml (`ci matrix --json`: GitHub Actions).
+    """,
 }
-# name -> ("module:attribute", help section, one-line help)
-COMMANDS = {name: (where, section, help_) for section, commands in SECTIONS.items()
-            for name, (where, help_) in commands.items()}
+
+
+def _commands(sections):
+    """name -> (module, help section, one-line help), from the sections' tables."""
+    commands = {}
+    for section, table in sections.items():
+        for row in table.strip().splitlines():
+            name, module, help_ = row.split(None, 2)
+            commands[name] = (module, section, help_)
+    return commands
+
+
+COMMANDS = _commands(SECTIONS)
 
 
 class LazyGroup(click.Group):
@@ -67,8 +74,8 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, name):
         if name not in COMMANDS:
             return None
-        module, _, attr = COMMANDS[name][0].partition(":")
-        return getattr(importlib.import_module(f"builder.commands.{module}"), attr)
+        module = importlib.import_module(f"builder.commands.{COMMANDS[name][0]}")
+        return getattr(module, f"{name}_command")
 
     def resolve_command(self, ctx, args):
         name = args[0] if args else None
@@ -81,9 +88,10 @@ class LazyGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx, formatter):
-        for section, commands in SECTIONS.items():
+        for section in SECTIONS:
             with formatter.section(section):
-                formatter.write_dl([(name, help_) for name, (_, help_) in commands.items()])
+                formatter.write_dl([(name, help_) for name, (_, in_section, help_) in COMMANDS.items()
+                                    if in_section == section])
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -1,6 +1,8 @@
-"""What several rules say the same way: the tfenv way for a platform, CUDA install advice, line lists, and the
-stand-ins matrix.yaml knows (a Linux link or a Windows copy that lets one CUDA release serve another's names)."""
+"""What several rules say the same way: the tfenv way for a platform, CUDA install advice, line lists, the
+harmless-note rule shape, and the stand-ins matrix.yaml knows (a Linux link or a Windows copy that lets one CUDA
+release serve another's names)."""
 
+from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.versions import vkey
 
@@ -10,6 +12,20 @@ LAST_WINDOWS_GPU_TF = "2.10"
 
 def lines(events):
     return [ev.line for ev in events if ev is not None]
+
+
+def harmless_note(rule_id, event, most, rank, words):
+    """The check of a rule that notes lines TF logs although nothing is wrong: the first `most` lines of `event`
+    as a harmless finding. words() gives (title, cause, fix); it runs at each check, so t() reads the language
+    then, and its literal msgids stay in the rule's module where the i18n test collects them."""
+    def check(log, ctx):
+        evidence = log.all(event)[:most]
+        if not evidence:
+            return None
+        title, cause, fix = words()
+        return Finding(rule_id, title, lines(evidence), cause, fix, "", harmless=True, rank=rank)
+
+    return check
 
 
 def tfenv_way(ctx, windows=False):
