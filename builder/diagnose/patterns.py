@@ -239,6 +239,10 @@ CONTAINER = [
     ("unknown_runtime", _p(r"(?:[Uu]nknown or invalid runtime name|Unknown runtime specified):? ?(\w{1,40})",
                            "nknown or invalid runtime name", "Unknown runtime specified")),
     ("unknown_gpus_flag", _p(r"unknown flag: --gpus")),
+    # the hook's `exec command: [... nvidia-container-cli ... --require=cuda>=9.0 ...]` (toolkit 1.0): the same
+    # condition when a paste wraps the "unsatisfied condition" line
+    ("nvc_require_arg", _p(r"--require=(cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})", "--require=")),
+    ("nvc_requirement_error", _p(r"nvidia-container-cli: requirement error")),
     ("nvc_requirement", _p(r"unsatisfied condition: (cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})",
                            "unsatisfied condition:")),
     ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "

@@ -11,6 +11,8 @@ ID = "container-driver-too-old"
 
 def check(log, ctx):
     evidence = log.all("nvc_requirement")[:1]
+    if not evidence and log.has("nvc_requirement_error"):
+        evidence = log.all("nvc_require_arg")[:1]  # the condition as the hook's command line passed it
     if not evidence:
         return None
     what, _, version = evidence[0].groups
