@@ -18,7 +18,7 @@ def check(log, ctx):
     if not (newer or asked or log.has("tf_intel", "tf_gpu_placeholder") or (ctx.windows and silent)):
         return None
     # Platform unknown, TF >= 2.11 sees no GPU and names no missing library: on Linux it would say what it lacks.
-    if not (ctx.windows or (not ctx.platform and silent)):
+    if not (ctx.windows or (not ctx.platform and not ctx.posix and silent)):
         return None
     # Only when the log is about the GPU: a numpy error under TF 2.15 on Windows is a numpy error.
     if not (asked or silent or log.has("gpu_none", "gpus_available", "load_fail", "cannot_dlopen", "tf_intel", "cuinit",
