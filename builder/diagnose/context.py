@@ -169,6 +169,9 @@ def _container(log):
     ev = log.first("docker")
     if ev:
         return Fact(True, ev.line, "docker")
+    ev = log.first("container_path")
+    if ev:
+        return Fact(True, ev.line, "a container's path (" + ev.groups[0] + ")")
     return Fact(False)
 
 

@@ -114,6 +114,8 @@ PATTERNS = [
     # `print(tf.config.list_physical_devices('GPU'))` answered by `[]`, perhaps after a version line
     ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)[^\n]{0,120}\n(?:[^\n]{0,40}\n)?(?:>>> )?\[\]",
                     "list_physical_devices(", span=2)),
+    # device_lib.list_local_devices(): one DeviceAttributes per device (`device_type: "CPU"`, "GPU", "XLA_GPU" ...)
+    ("device_type", _p(r"device_type: \"(\w{1,20})\"", 'device_type: "')),
     ("ci", _p(r"(/opt/hostedtoolcache|##\[error\]|/home/runner/work/|/home/travis/)", *_CI)),
     ("gpus_available", _p(r"Num GPUs Available:?\s*(\d+)", 'GPUs Available')),
     # cuDNN
@@ -209,6 +211,9 @@ PATTERNS = [
                   r"--runtime=nvidia|--gpus|Error response from daemon)",
                   'docker run', 'docker exec', 'docker compose', 'docker start', 'nvidia-docker', '/.dockerenv',
                   '--runtime=nvidia', '--gpus', 'Error response from daemon')),
+    # paths only a container has: NVIDIA's CUDA images put the driver mount /usr/local/nvidia on LD_LIBRARY_PATH and
+    # PATH (their Dockerfiles' ENV); a GitHub Actions container job works in /__w (the runner's work folder mounted)
+    ("container_path", _p(r"(/usr/local/nvidia/(?:lib|bin)|(?<![\w.])/__w/)", "/usr/local/nvidia/", "/__w/")),
     ("compose_prefix", _p(r"(?m)^([\w.-]{1,60}_\d{1,3})\s+\|", ' | ', ' |\t')),
     ("store_python", _p(r"(PythonSoftwareFoundation\.Python\.3\.\d+|WindowsApps\\python|LocalCache\\local-packages)",
                         'PythonSoftwareFoundation', 'WindowsApps\\python', 'LocalCache\\local-packages')),
@@ -246,6 +251,10 @@ CONTAINER = [
     ("unknown_runtime", _p(r"(?:[Uu]nknown or invalid runtime name|Unknown runtime specified):? ?(\w{1,40})",
                            "nknown or invalid runtime name", "Unknown runtime specified")),
     ("unknown_gpus_flag", _p(r"unknown flag: --gpus")),
+    # the hook's `exec command: [... nvidia-container-cli ... --require=cuda>=9.0 ...]` (toolkit 1.0): the same
+    # condition when a paste wraps the "unsatisfied condition" line
+    ("nvc_require_arg", _p(r"--require=(cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})", "--require=")),
+    ("nvc_requirement_error", _p(r"nvidia-container-cli: requirement error")),
     ("nvc_requirement", _p(r"unsatisfied condition: (cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})",
                            "unsatisfied condition:")),
     ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
