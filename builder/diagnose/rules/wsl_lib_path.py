@@ -8,7 +8,8 @@ device (NO_DEVICE, 100) while nvidia-smi works (the Windows driver and its tools
 libcuda this process loads; the fix puts WSL's first and names the purge of a Linux one; NO_DEVICE without a working
 nvidia-smi is wsl-linux-driver, the usual WSL 2 case); and where a
 cuDNN 8 sub-library (libcudnn_cnn_infer.so.8 ...) fails to load in cuDNN's own words ("Could not load library"):
-cuDNN itself loaded, and what its sub-libraries miss in WSL 2 is the unversioned libcuda.so.
+cuDNN itself loaded, and what its sub-libraries miss in WSL 2 is the unversioned libcuda.so (unless the error names
+the sub-library itself: then cuDNN is incomplete, missing-cudnn).
 """
 
 import re
@@ -33,8 +34,10 @@ def _other_libcuda(log):
 
 
 def _cudnn_sub_library(log):
+    # "... Error: libcudnn_ops_infer.so.8: cannot open ..." names the sub-library itself: cuDNN is incomplete there
     return [ev for ev in log.all("load_fail") if _CUDNN_SUB.match(ev.groups[0])
-            and "Could not load library" in log.line_text(ev.line)][:1]
+            and "Could not load library" in log.line_text(ev.line)
+            and "Error: libcudnn" not in log.line_text(ev.line)][:1]
 
 
 def check(log, ctx):
