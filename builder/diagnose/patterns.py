@@ -256,7 +256,9 @@ CONTAINER = [
     # the hook's `exec command: [... nvidia-container-cli ... --require=cuda>=9.0 ...]` (toolkit 1.0): the same
     # condition when a paste wraps the "unsatisfied condition" line
     ("nvc_require_arg", _p(r"--require=(cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})", "--require=")),
-    ("nvc_requirement_error", _p(r"nvidia-container-cli: requirement error")),
+    # not `requirement error: invalid expression` (a toolkit too old to parse the image's NVIDIA_REQUIRE_CUDA)
+    ("nvc_requirement_error", _p(r"nvidia-container-cli: requirement error: (?!invalid)",
+                                 "nvidia-container-cli: requirement error")),
     ("nvc_requirement", _p(r"unsatisfied condition: (cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})",
                            "unsatisfied condition:")),
     ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
