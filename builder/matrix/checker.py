@@ -71,9 +71,11 @@ class Checker:
             self.fail(path, f"expected a list, got {type_name(value)}")
         return tuple(self.string(v, f"{path}[{i}]") for i, v in enumerate(value))
 
-    def str_map(self, value: Any, path: str) -> dict[str, str]:
+    def str_map(self, value: Any, path: str, each=None) -> dict[str, Any]:
+        """A mapping of any keys, each value checked by each(value, path): a non-empty string unless given."""
         self.mapping(value, path, optional=value.keys() if isinstance(value, dict) else ())
-        return {str(k): self.string(v, f"{path}.{k}") for k, v in value.items()}
+        each = each or self.string
+        return {str(k): each(v, f"{path}.{k}") for k, v in value.items()}
 
     def one_of(self, value: Any, path: str, known, what: str) -> str:
         text = self.string(value, path)

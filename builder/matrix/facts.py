@@ -35,9 +35,6 @@ def facts_from_matrix(matrix: Matrix) -> dict:
             cuda[v]["windows_copies"] = [{"from": c.source, "to": c.to} for c in s.windows.copies]
     out = {"schema": 1, "envs": envs, "cuda": cuda}
     if matrix.wsl:
-        out["wsl"] = {"windows_build_min": matrix.wsl.windows_build_min,
-                      "driver_min_windows": matrix.wsl.driver_min_windows}
-        for key in ("lib_dir", "linux_driver_packages"):
-            if getattr(matrix.wsl, key):
-                out["wsl"][key] = getattr(matrix.wsl, key)
+        out["wsl"] = {key: getattr(matrix.wsl, key) for key in ("windows_build_min", "driver_min_windows", "lib_dir",
+                                                                "linux_driver_packages")}
     return out

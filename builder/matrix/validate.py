@@ -161,8 +161,8 @@ def _parse_windows_cuda(c: Checker, p: str, raw: Any) -> WindowsCuda:
 
 
 def _parse_wsl(c: Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSettings:
-    m = c.mapping(raw, "wsl", required=("windows_build_min", "driver_min_windows", "distros"),
-                  optional=("lib_dir", "linux_driver_packages"))
+    m = c.mapping(raw, "wsl", required=("windows_build_min", "driver_min_windows", "lib_dir", "linux_driver_packages",
+                                        "distros"))
     build = m["windows_build_min"]
     if not isinstance(build, int) or isinstance(build, bool) or build <= 0:
         c.fail("wsl.windows_build_min", f"expected a positive integer, got {type_name(build)}")
@@ -178,8 +178,8 @@ def _parse_wsl(c: Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSe
         )
     if not distros:
         c.fail("wsl.distros", "expected at least one distribution")
-    extra = {k: c.string(m[k], f"wsl.{k}") for k in ("lib_dir", "linux_driver_packages") if k in m}
-    return WslSettings(build, c.version(m["driver_min_windows"], "wsl.driver_min_windows"), distros, **extra)
+    facts = {k: c.string(m[k], f"wsl.{k}") for k in ("lib_dir", "linux_driver_packages")}
+    return WslSettings(build, c.version(m["driver_min_windows"], "wsl.driver_min_windows"), distros, **facts)
 
 
 def _parse_wsl_cuda(c: Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:
@@ -218,8 +218,11 @@ def _parse_image(c: Checker, raw: Any) -> ImageSettings:
 
 def _parse_os(c: Checker, name: str, raw: Any) -> OsVariant:
     p = f"os.{name}"
-    m = c.mapping(raw, p, required=("family", "base_image", "python", "packages"), optional=("glibc",))
+    m = c.mapping(raw, p, required=("family", "base_image", "python", "packages"),
+                  optional=("glibc", "suite", "local_base"))
     family = c.one_of(m["family"], f"{p}.family", ("ubuntu", "debian"), "OS family")
+    if ("suite" in m) != ("local_base" in m) or ("suite" in m) != (family == "debian"):
+        c.fail(p, "a Debian variant has suite and local_base (what `tfenv base` makes), an Ubuntu one neither")
     return OsVariant(
         name=name,
         family=family,
@@ -227,6 +230,8 @@ def _parse_os(c: Checker, name: str, raw: Any) -> OsVariant:
         python=c.version(m["python"], f"{p}.python"),
         packages=c.str_map(m["packages"], f"{p}.packages"),
         glibc=c.version(m["glibc"], f"{p}.glibc") if m.get("glibc") is not None else "2.17",
+        suite=c.string(m["suite"], f"{p}.suite") if "suite" in m else None,
+        local_base=c.reference(m["local_base"], f"{p}.local_base") if "local_base" in m else None,
     )
 
 
@@ -338,7 +343,8 @@ def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
         if variant.family == "ubuntu" and (not stack.ubuntu or os_name not in stack.ubuntu.repos):
             c.fail(where, f"CUDA {stack.version} has no NVIDIA repository for {os_name}")
         if variant.family == "debian" and not stack.debian:
-            c.fail(where, f"CUDA {stack.version} has no Debian packages (only CUDA 11.2 is in bullseye)")
+            packaged = ", ".join(v for v, s in cuda.items() if s.debian)
+            c.fail(where, f"CUDA {stack.version} has no Debian packages (only CUDA {packaged} is in {variant.suite})")
         if not env.supports_python(variant.python):
             c.fail(where, f"{os_name} has Python {variant.python}, outside TF {env.tensorflow}'s "
                           f"{env.python_min}-{env.python_max}")

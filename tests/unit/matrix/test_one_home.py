@@ -1,5 +1,5 @@
-"""Every version the matrix owns is written in matrix.yaml alone: no string in builder/'s code (docstrings,
-the usual place for an example, aside) and no template spells one of them."""
+"""Every version (and Debian suite and base image name) the matrix owns is written in matrix.yaml alone: no string
+in builder/'s code (docstrings, the usual place for an example, aside) and no template spells one of them."""
 
 from __future__ import annotations
 
@@ -19,8 +19,13 @@ def owned_versions() -> dict[str, str]:
         owned[stack.cudnn] = f"cuda.{version}.cudnn"
         for platform, driver in stack.driver_min.items():
             owned[driver] = f"cuda.{version}.driver_min.{platform}"
+    for variant in m.os.values():
+        if variant.suite:
+            owned[variant.suite] = f"os.{variant.name}.suite"
+            owned[variant.local_base] = f"os.{variant.name}.local_base"
     if m.wsl:
         owned[m.wsl.driver_min_windows] = "wsl.driver_min_windows"
+        owned["R" + m.wsl.driver_min_windows.split(".")[0]] = "wsl.driver_min_windows (as NVIDIA names a branch)"
     return owned
 
 
@@ -51,4 +56,5 @@ def test_no_code_or_template_writes_a_version_the_matrix_owns():
 def test_the_grep_finds_what_it_looks_for():
     owned = owned_versions()
     assert "23.0.1" in owned and any(v.startswith("2.9") for v in owned) and len(owned) > 20
+    assert {"bullseye", "tfenv/debian:bullseye", "R495"} <= set(owned)
     assert list(_strings('"""doc 23.0.1"""\nPIP = "23.0.1"\n')) == [(2, "23.0.1")]
