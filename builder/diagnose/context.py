@@ -9,6 +9,10 @@ import re
 from builder.diagnose.versions import cuda_of_library, dll_name, family, line_of, same_library, vkey
 
 PLATFORMS = ("windows", "wsl1", "wsl2", "linux")
+# TF reads /sys/bus/pci/devices/<bus id>/numa_node for the GPU; a Linux kernel has that file for every PCI device
+# (-1 without NUMA: "negative value"), WSL 2's GPU is no PCI device of its kernel (it comes through /dev/dxg), so
+# "could not open file to read NUMA node" is WSL 2's line (Jetson's TF says "ARM64 does not support NUMA" instead).
+WSL2_NUMA = "could not open file to read NUMA node"
 _HEX_HOST = re.compile(r"^[0-9a-f]{12}$")
 _CUDA_DIR = re.compile(r"(?:cuda-|CUDA[\\/]v|cudatoolkit-|cuda_)(\d{1,2}\.\d)")
 # dso_loader.cc's failure line moved with each release: which TF lines print which line number.
@@ -69,8 +73,8 @@ class Context:
 
     def as_dict(self):
         out = {}
-        for key in ("platform", "container", "tf", "cuda_wanted", "cuda_present", "driver", "compute_capability",
-                    "gpu", "python"):
+        for key in ("platform", "posix", "container", "tf", "cuda_wanted", "cuda_present", "driver",
+                    "compute_capability", "gpu", "python"):
             fact = getattr(self, key)
             out[key] = {"value": fact.value, "line": fact.line or None, "how": fact.how} if fact.value else None
         out["tf_candidates"] = list(self.tf_candidates)
@@ -84,9 +88,8 @@ def infer(log, facts=None, platform=None, tf=None, cuda=None):
     ctx.facts = facts
     ctx.container = _container(log)
     ctx.platform = Fact(platform, 0, "given") if platform else _platform(log, bool(ctx.container))
-    shell = log.first("linux_shell")
-    if shell and not ctx.platform:
-        ctx.posix = Fact(True, shell.line, "a Unix prompt or path")
+    if not ctx.platform:
+        ctx.posix = _posix(log)
     if ctx.container and not ctx.platform:
         ctx.platform = Fact("linux", ctx.container.line, "inside a container")
     ctx.cuda_wanted = _cuda_wanted(log)
@@ -123,25 +126,36 @@ def _platform(log, container=False):
     if ev and not container and not log.has("nvrm", "linux_driver_pkg", "kernel_version", "dll_name", "smi_header"):
         return Fact("wsl2", ev.line, "the unversioned libcuda.so is missing, which a Linux driver always installs: "
                                      "WSL 2 assumed")
+    ev = next((ev for ev in log.all("numa") if ev.groups[0].startswith(WSL2_NUMA)), None)
+    if ev:
+        return Fact("wsl2", ev.line, "no sysfs NUMA file for the GPU, as in WSL 2")
     ev = log.first("wheel_platform")
-    if ev and not log.has("so_name", "dll_name"):
-        if ev.groups[0].startswith("win"):
-            return Fact("windows", ev.line, "a Windows wheel (" + ev.groups[0] + ")")
-        if "linux" in ev.groups[0]:
-            return Fact("linux", ev.line, "a Linux wheel (" + ev.groups[0] + ")")
+    if ev and not log.has("so_name", "dll_name") and ev.groups[0].startswith("win"):
+        return Fact("windows", ev.line, "a Windows wheel (" + ev.groups[0] + ")")
     win = [ev for kind in ("dll_load_failed", "win_error_126", "store_python", "dll_name", "win_path")
            for ev in log.all(kind)[:20]]
     lin = log.all("so_name")[:20]
     if win and len(win) >= len(lin):
         first = min(win, key=lambda ev: ev.line)
         return Fact("windows", first.line, "Windows DLL names and paths")
-    if lin:
-        return Fact("linux", lin[0].line, "Linux library names")
-    for kind in ("python_path", "docker", "nvrm", "kernel_version"):
+    # the native driver's kernel module (/proc/driver/nvidia, NVRM): WSL 2 has none
+    for kind in ("docker", "nvrm", "kernel_version"):
         ev = log.first(kind)
         if ev and "\\" not in "".join(g or "" for g in ev.groups):
-            return Fact("linux", ev.line, "Linux paths")
+            return Fact("linux", ev.line, "the Linux driver's kernel module" if kind != "docker" else "Linux paths")
     return Fact("")
+
+
+def _posix(log):
+    """Linux or WSL, the log cannot tell which: Linux library names, Unix paths and prompts, manylinux wheels are
+    the same in both (WSL 2 runs a Linux distribution), so they never decide "Linux" on their own."""
+    found = [ev for kind in ("linux_shell", "so_name", "python_path") for ev in log.all(kind)[:1]]
+    found += [ev for ev in log.all("wheel_platform")[:1] if "linux" in ev.groups[0]]
+    found = [ev for ev in found if "\\" not in "".join(g or "" for g in ev.groups)]
+    if not found:
+        return Fact(False)
+    first = min(found, key=lambda ev: ev.line)
+    return Fact(True, first.line, "Linux library names or paths (Linux or WSL)")
 
 
 def _container(log):
@@ -155,6 +169,9 @@ def _container(log):
     ev = log.first("docker")
     if ev:
         return Fact(True, ev.line, "docker")
+    ev = log.first("container_path")
+    if ev:
+        return Fact(True, ev.line, "a container's path (" + ev.groups[0] + ")")
     return Fact(False)
 
 

@@ -117,17 +117,17 @@ def parse(text):
 
 
 class _Lines:
-    """Some distinct lines joined into one text, to search a literal in all of them at C speed: the hits come
-    back as the lines' slots (their index among the log's distinct lines)."""
+    """Some distinct lines (folded bytes, see _folded) joined into one text, to search a literal in all of them at
+    C speed: the hits come back as the lines' slots (their index among the log's distinct lines)."""
 
     def __init__(self, lines, slots):
-        self.text, self.slots, self.offsets, offset = "\n".join(lines), slots, [], 0
+        self.text, self.slots, self.offsets, offset = b"\n".join(lines), slots, [], 0
         for line in lines:
             self.offsets.append(offset)
             offset += len(line) + 1
 
     def slots_with(self, literal, limit=None):
-        """The slots of the lines holding `literal`, in order; at most `limit` of them."""
+        """The slots of the lines holding `literal` (folded bytes), in order; at most `limit` of them."""
         text, offsets, found = self.text, self.offsets, []
         pos = text.find(literal)
         while pos >= 0 and len(found) != limit:
@@ -139,20 +139,30 @@ class _Lines:
         return found
 
 
-class _LineIndex:
-    """(start, end) offsets of the lines that hold a literal, computed once per literal.
+_FOLD = bytes.maketrans(b"123456789", b"000000000")
 
-    Long logs repeat their lines (progress bars, the same warning per step): the literals are searched in the
-    text of the distinct lines only, and each hit stands for every line with that text. Literals that share a
-    three-character anchor (ANCHORS) are searched only in the lines that hold the anchor, so a log of distinct
-    lines is read about a third as often as there are literals. The patterns then run on the original lines,
-    so a match that wraps into the next line still sees the line that follows it."""
+
+def _folded(text):
+    """`text` as UTF-8 bytes with every digit written 0. A literal in a line is still in the folded line (the fold
+    is one character for one), and lines that differ only in their numbers (timestamps, step counters, losses,
+    addresses: most lines of a long run) become one line to search."""
+    return text.encode("utf-8", "backslashreplace").translate(_FOLD)
+
+
+class _LineIndex:
+    """(start, end) offsets of the lines that may hold a literal, computed once per literal.
+
+    Long logs repeat their lines up to their numbers (timestamps, progress bars, the same warning per step): the
+    literals are searched in the distinct folded lines only (see _folded), and each hit stands for every line
+    with that folded text. Literals that share a three-character anchor (ANCHORS) are searched only in the lines
+    that hold the anchor. The patterns then run on the original lines, which rejects a line whose numbers differ
+    from the literal's, and a match that wraps into the next line still sees the line that follows it."""
 
     def __init__(self, text, newlines):
         self.starts = [0] + [n + 1 for n in newlines]
         self.ends = newlines + [len(text)]
         first, self.occurrences = {}, []
-        for number, line in enumerate(text.split("\n")):
+        for number, line in enumerate(_folded(text).split(b"\n")):
             slot = first.get(line)
             if slot is None:
                 slot = first[line] = len(self.occurrences)
@@ -164,7 +174,7 @@ class _LineIndex:
 
     def _within(self, anchor):
         if anchor not in self._anchored:
-            slots = self.distinct.slots_with(anchor)
+            slots = self.distinct.slots_with(_folded(anchor))
             self._anchored[anchor] = _Lines([self.lines_text[s] for s in slots], slots)
         return self._anchored[anchor]
 
@@ -173,7 +183,8 @@ class _LineIndex:
             anchor = ANCHORS.get(literal)
             # slots come in the order of their first line: the first MAX_LINES_PER_NEEDLE lines holding the literal
             # all belong to its first MAX_LINES_PER_NEEDLE slots
-            slots = (self._within(anchor) if anchor else self.distinct).slots_with(literal, MAX_LINES_PER_NEEDLE)
+            lines = self._within(anchor) if anchor else self.distinct
+            slots = lines.slots_with(_folded(literal), MAX_LINES_PER_NEEDLE)
             numbers = sorted(n for slot in slots for n in self.occurrences[slot])
             self._cache[literal] = [(self.starts[n], self.ends[n]) for n in numbers[:MAX_LINES_PER_NEEDLE]]
         return self._cache[literal]

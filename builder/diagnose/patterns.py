@@ -72,6 +72,9 @@ PATTERNS = [
                              r"this kernel module has the version ([\d.]{1,20})", "API mismatch", span=True)),
     ("nvml_failed", _p(r"Failed to initialize NVML:\s*([^\n]{0,200})")),
     ("smi_no_driver", _p(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")),
+    # nvidia-smi answered (its banner or its process table): the driver it talks to works
+    ("smi_works", _p(r"(NVIDIA-SMI \d{3}\.\d{1,3}|No running processes found|GPU\s+GI\s+CI\s+PID)", "NVIDIA-SMI ",
+                     "No running processes", "GI   CI")),
     ("smi_header", _p(r"Driver Version:\s*([\d.]{1,20})(?:\s+CUDA Version:\s*([\d.]{1,10}))?", 'Driver Version:')),
     ("insufficient_driver", _p(r"CUDA driver version is insufficient for CUDA runtime version")),
     ("insufficient_driver", _p(r"(cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER)",
@@ -81,9 +84,18 @@ PATTERNS = [
     ("system_driver_mismatch", _p(r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH")),
     ("cuda_error", _p(r"(CUDA_ERROR_[A-Z_]{2,60})", 'CUDA_ERROR_')),
     ("cuda_error", _p(r"(cudaError[A-Z]\w{2,60})", 'cudaError')),
+    # the runtime's cudaGetErrorString for cudaErrorNoDevice (100) and cudaErrorDevicesUnavailable (46), as
+    # deviceQuery, PyTorch and TF's "CUDA runtime implicit initialization" print them
+    ("cuda_error_text", _p(r"(no CUDA-capable device is detected|(?:all CUDA-capable devices are|CUDA-capable "
+                           r"device\(s\) is/are) busy or unavailable)", "CUDA-capable device")),
     ("linux_driver_pkg", _p(r"(nvidia-driver-\d{3}\S{0,20}|cuda-drivers\S{0,20}|nvidia-dkms-\d{3}|"
+                            r"nvidia-utils-\d{3}\S{0,20}|libnvidia-compute-\d{3}\S{0,20}|"
                             r"NVIDIA-Linux-x86_64-[\d.]{3,20}\.run)",
-                            'nvidia-driver-', 'cuda-drivers', 'nvidia-dkms-', 'NVIDIA-Linux-x86_64')),
+                            'nvidia-driver-', 'cuda-drivers', 'nvidia-dkms-', 'nvidia-utils-', 'libnvidia-compute-',
+                            'NVIDIA-Linux-x86_64')),
+    # the `cuda` / `cuda-X-Y` meta packages depend on cuda-drivers: NVIDIA's WSL guide says never to install them there
+    ("linux_driver_pkg", _p(r"(?m)apt(?:-get)? (?:-y )?install (?:-y )?(cuda(?:-1\d-\d)?)(?: -y)?\s*$", "install cuda",
+                            "install -y cuda")),
     ("win32_app", _p(r"is not a valid Win32 application")),
     ("gpu_access_blocked", _p(r"GPU access blocked by the operating system")),
     # the GPU
@@ -102,6 +114,8 @@ PATTERNS = [
     # `print(tf.config.list_physical_devices('GPU'))` answered by `[]`, perhaps after a version line
     ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)[^\n]{0,120}\n(?:[^\n]{0,40}\n)?(?:>>> )?\[\]",
                     "list_physical_devices(", span=2)),
+    # device_lib.list_local_devices(): one DeviceAttributes per device (`device_type: "CPU"`, "GPU", "XLA_GPU" ...)
+    ("device_type", _p(r"device_type: \"(\w{1,20})\"", 'device_type: "')),
     ("ci", _p(r"(/opt/hostedtoolcache|##\[error\]|/home/runner/work/|/home/travis/)", *_CI)),
     ("gpus_available", _p(r"Num GPUs Available:?\s*(\d+)", 'GPUs Available')),
     # cuDNN
@@ -197,6 +211,9 @@ PATTERNS = [
                   r"--runtime=nvidia|--gpus|Error response from daemon)",
                   'docker run', 'docker exec', 'docker compose', 'docker start', 'nvidia-docker', '/.dockerenv',
                   '--runtime=nvidia', '--gpus', 'Error response from daemon')),
+    # paths only a container has: NVIDIA's CUDA images put the driver mount /usr/local/nvidia on LD_LIBRARY_PATH and
+    # PATH (their Dockerfiles' ENV); a GitHub Actions container job works in /__w (the runner's work folder mounted)
+    ("container_path", _p(r"(/usr/local/nvidia/(?:lib|bin)|(?<![\w.])/__w/)", "/usr/local/nvidia/", "/__w/")),
     ("compose_prefix", _p(r"(?m)^([\w.-]{1,60}_\d{1,3})\s+\|", ' | ', ' |\t')),
     ("store_python", _p(r"(PythonSoftwareFoundation\.Python\.3\.\d+|WindowsApps\\python|LocalCache\\local-packages)",
                         'PythonSoftwareFoundation', 'WindowsApps\\python', 'LocalCache\\local-packages')),
@@ -234,6 +251,10 @@ CONTAINER = [
     ("unknown_runtime", _p(r"(?:[Uu]nknown or invalid runtime name|Unknown runtime specified):? ?(\w{1,40})",
                            "nknown or invalid runtime name", "Unknown runtime specified")),
     ("unknown_gpus_flag", _p(r"unknown flag: --gpus")),
+    # the hook's `exec command: [... nvidia-container-cli ... --require=cuda>=9.0 ...]` (toolkit 1.0): the same
+    # condition when a paste wraps the "unsatisfied condition" line
+    ("nvc_require_arg", _p(r"--require=(cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})", "--require=")),
+    ("nvc_requirement_error", _p(r"nvidia-container-cli: requirement error")),
     ("nvc_requirement", _p(r"unsatisfied condition: (cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})",
                            "unsatisfied condition:")),
     ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
@@ -292,6 +313,13 @@ WSL = [
     ("wsl_lib_missing", _p(r"(?:cannot access '/usr/lib/wsl/lib|/usr/lib/wsl/lib/?'?: No such file or directory)",
                            "/usr/lib/wsl/lib")),
     ("dxcore_missing", _p(r"(libdxcore\.so)[^\n]{0,80}(?:cannot open|not found|No such file)", "libdxcore")),
+    # the Windows build, as `ver`/cmd's banner, `systeminfo`, winver or a WSL issue template print it
+    ("windows_build", _p(r"(?:\[Version 10\.0\.|OS Version:\s{0,30}10\.0\.|OS [Bb]uild:?\s{0,3}|[Ii]nsider[^\n]{0,40}?"
+                         r"[Bb]uild\s{0,3})(\d{5})\b", "[Version 10.0.", "OS Version:", "OS Build", "OS build",
+                         "nsider")),
+    # CUDA's link-time stub libcuda (lib64/stubs): cuInit answers CUDA_ERROR_STUB_LIBRARY (34)
+    ("stub_libcuda", _p(r"(stubs/libcuda\.so[\d.]{0,8}|CUDA_ERROR_STUB_LIBRARY|UNKNOWN ERROR \(34\))", "stubs/libcuda",
+                        "CUDA_ERROR_STUB_LIBRARY", "UNKNOWN ERROR (34)")),
 ]
 
 # TF's stream executor: notes about the GPU it found (gpu_device.cc, cuda_gpu_executor.cc / cuda_executor.cc).
@@ -302,8 +330,11 @@ DEVICE = [
     ("gpu_ignored", _p(r"Ignoring (?:visible )?gpu device \((?:[^\n)]{0,160}compute capability: (\d{1,2}\.\d))?",
                        "gpu device (")),
     ("min_capability", _p(r"minimum required Cuda capability is (\d{1,2}\.\d)")),
-    ("numa", _p(r"(successful NUMA node read from SysFS had negative value|could not open file to read NUMA node)",
-                "NUMA node read from SysFS", "to read NUMA node")),
+    # cuda_gpu_executor.cc / cuda_executor.cc read the sysfs node; gpu_device.cc and pluggable_device_factory.cc
+    # (DirectML, Metal) say "Could not identify NUMA node of platform GPU id/ID N, defaulting to 0"
+    ("numa", _p(r"(successful NUMA node read from SysFS had negative value|could not open file to read NUMA node|"
+                r"Could not identify NUMA node of platform GPU)",
+                "NUMA node read from SysFS", "to read NUMA node", "identify NUMA node")),
 ]
 
 # The driver's kernel side and its tools, as the shell and modprobe print them.

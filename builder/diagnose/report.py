@@ -45,6 +45,8 @@ def context_line(ctx):
     if ctx.platform:
         name = {"windows": "Windows", "wsl1": "WSL 1", "wsl2": "WSL 2", "linux": "Linux"}[ctx.platform.value]
         parts.append(t("{platform} (container)", platform=name) if ctx.container else name)
+    elif ctx.posix:
+        parts.append(t("Linux or WSL 2"))
     labels = ((t("TF {value}"), ctx.tf), (t("CUDA wanted {value}"), ctx.cuda_wanted),
               (t("CUDA present {value}"), ctx.cuda_present), (t("GPU {value}"), ctx.gpu),
               (t("compute capability {value}"), ctx.compute_capability), (t("driver {value}"), ctx.driver),

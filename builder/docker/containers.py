@@ -133,6 +133,21 @@ def remove_layers(c, layer_ids: list[str]) -> int:
     return removed
 
 
+def remove_untagged(c, image_id: str) -> bool:
+    """Remove an image that carries no tag, with its untagged parents (an earlier build stage's result, which
+    nothing refers to: the next build runs that stage again, and the steps that copy from it stay cached, by
+    content). A tagged image, or one that a container or a child image uses, is left alone. Whether it went."""
+    from docker.errors import DockerException
+
+    try:
+        if c.images.get(image_id).tags:
+            return False
+        c.images.remove(image_id, noprune=False)
+        return True
+    except DockerException:
+        return False
+
+
 def list_managed(client, kind: str) -> list:
     """Every container of one kind tfenv started, running or not (a detached Jupyter can exit on its own)."""
     return client.containers.list(all=True, filters={"label": f"{MANAGED_LABEL}={kind}"})

@@ -73,7 +73,11 @@ class StageResult:
     new_layers: list[str] = field(default_factory=list)  # layers this build made (not cache hits)
     step_output: list[str] = field(default_factory=list)  # the current step's output lines
     cached_steps: list[str] = field(default_factory=list)  # the instructions that were cache hits
+    # Each earlier stage (the `ca` one): the image it ended at, its cacheable steps and its cache hits.
+    stage_ends: list[tuple[str, int, int]] = field(default_factory=list)
     stages_seen: int = field(default=0, repr=False)
+    _last_image: str = field(default="", repr=False)
+    _stage_start: tuple[int, int] = field(default=(0, 0), repr=False)  # cacheable, cached when the stage began
     _step_cached: bool = field(default=False, repr=False)
     _step_from: bool = field(default=False, repr=False)
 
@@ -247,7 +251,17 @@ def run_build(c, context: io.BytesIO, *, tag: str, display: Display, stage: str 
     except DockerException as exc:
         raise BuildFailed(f"the build of {tag} ended without an image: {_one_line(str(exc))}") from None
     result.seconds = time.monotonic() - start
+    _drop_earlier_stages(c, result)
     return result
+
+
+def _drop_earlier_stages(c, result: StageResult) -> None:
+    """The classic builder keeps an earlier stage's last image untagged: one <none> image per build otherwise.
+    Removed, that stage runs again next time (two small steps) and is not counted as cacheable."""
+    for image, cacheable, cached in result.stage_ends:
+        if image and image not in result.image_id and containers.remove_untagged(c, image):
+            result.cacheable -= cacheable
+            result.cached -= cached
 
 
 def _stream_line(line: str, display: Display, result: StageResult, step_containers: list, current):
@@ -259,6 +273,10 @@ def _stream_line(line: str, display: Display, result: StageResult, step_containe
         result._step_from = current[2].upper().startswith("FROM ")
         result.step_output = []
         if result._step_from:
+            if result.stages_seen:
+                cacheable, cached = result._stage_start
+                result.stage_ends.append((result._last_image, result.cacheable - cacheable, result.cached - cached))
+                result._stage_start = (result.cacheable, result.cached)
             result.stages_seen += 1
         elif result.stages_seen:
             result.cacheable += 1
@@ -273,8 +291,9 @@ def _stream_line(line: str, display: Display, result: StageResult, step_containe
         result.cached_steps.append(current[2])
         display.cached()
     elif _LAYER.match(line):
+        result._last_image = line.split()[-1]
         if not (result._step_cached or result._step_from):
-            result.new_layers.append(line.split()[-1])
+            result.new_layers.append(result._last_image)
     elif line.startswith((" ---> ", "Removing intermediate container", "Successfully built",
                           "Successfully tagged")):
         pass  # the daemon's bookkeeping, not the step's output

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builder.matrix.model import Matrix
+from builder.matrix.model import Matrix, version_key
 
 
 def facts_from_matrix(matrix: Matrix) -> dict:
@@ -34,6 +34,11 @@ def facts_from_matrix(matrix: Matrix) -> dict:
         if s.windows and s.windows.copies:
             cuda[v]["windows_copies"] = [{"from": c.source, "to": c.to} for c in s.windows.copies]
     out = {"schema": 1, "envs": envs, "cuda": cuda}
+    # Every CUDA release's driver minimum, the stacks' and NVIDIA's table's; the first CUDA of each GPU generation
+    drivers = {v: {"linux": s.driver_min["linux"], "windows": s.driver_min["windows"]} for v, s in matrix.cuda.items()}
+    drivers.update(matrix.nvidia.driver_min)
+    out["cuda_drivers"] = dict(sorted(drivers.items(), key=lambda kv: version_key(kv[0])))
+    out["first_cuda_for_arch"] = dict(matrix.nvidia.first_cuda_for_arch)
     if matrix.wsl:
         out["wsl"] = {key: getattr(matrix.wsl, key) for key in ("windows_build_min", "driver_min_windows", "lib_dir",
                                                                 "linux_driver_packages")}

@@ -197,6 +197,12 @@ class WslSettings:
 
 
 @dataclass(frozen=True)
+class NvidiaTables:
+    driver_min: dict[str, dict[str, str]] = field(default_factory=dict)  # CUDA release -> {linux, windows} minimum
+    first_cuda_for_arch: dict[str, str] = field(default_factory=dict)  # compute capability -> first CUDA release
+
+
+@dataclass(frozen=True)
 class WindowsSettings:
     python: dict[str, str]  # Python line -> python.org's last Windows installer of it, e.g. "3.10" -> "3.10.11"
     vc_runtime: tuple[str, ...]  # the Visual C++ runtime DLLs TF needs
@@ -219,6 +225,7 @@ class Matrix:
     wsl: WslSettings | None = None
     windows: WindowsSettings | None = None
     projects: dict = field(default_factory=dict)  # a user's project: breakages, bounds, backports, windows_only
+    nvidia: NvidiaTables = field(default_factory=NvidiaTables)
 
     def repo(self, given: str | None = None) -> str:
         """The image repository: the one given (--repo, TFENV_REPO, the config file), else image.repo."""

@@ -21,6 +21,7 @@ from builder.matrix.model import (
     ImageSettings,
     Matrix,
     MatrixError,
+    NvidiaTables,
     OsVariant,
     Shim,
     UbuntuCuda,
@@ -51,7 +52,7 @@ def load(path: Path | str | None = None) -> Matrix:
 def parse(data: Any, path: Path) -> Matrix:
     c = Checker(path.name)
     top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"),
-                    optional=("wsl", "windows", "projects"))
+                    optional=("wsl", "windows", "projects", "nvidia"))
     if type(top["schema"]) is not int or top["schema"] != 1:  # `true == 1` in Python
         c.fail("schema", f"expected 1, got {top['schema']!r}")
     image = _parse_image(c, top["image"])
@@ -81,7 +82,25 @@ def parse(data: Any, path: Path) -> Matrix:
         wsl=_parse_wsl(c, top["wsl"], os_variants) if "wsl" in top else None,
         windows=_parse_windows(c, top["windows"]) if "windows" in top else None,
         projects=projects.parse_projects(c, top.get("projects") or {}),
+        nvidia=_parse_nvidia(c, top.get("nvidia") or {}, cuda),
     )
+
+
+def _parse_nvidia(c: Checker, raw: Any, cuda: dict) -> NvidiaTables:
+    """NVIDIA's driver minimums of the CUDA releases without a stack, and the first CUDA of each GPU generation."""
+    m = c.mapping(raw, "nvidia", optional=("driver_min", "first_cuda_for_arch"))
+    drivers, table = {}, m.get("driver_min") or {}
+    for release, mins in c.mapping(table, "nvidia.driver_min", optional=table).items():
+        p = f"nvidia.driver_min.{release}"
+        if str(release) in cuda:
+            c.fail(p, f"CUDA {release} is under 'cuda:', its driver minimum lives there")
+        d = c.mapping(mins, p, required=("linux", "windows"))
+        drivers[c.version(release, p)] = {k: c.version(d[k], f"{p}.{k}") for k in ("linux", "windows")}
+    arch = c.mapping(m.get("first_cuda_for_arch") or {}, "nvidia.first_cuda_for_arch",
+                     optional=m.get("first_cuda_for_arch") or ())
+    arch = {c.version(k, "nvidia.first_cuda_for_arch"): c.version(v, f"nvidia.first_cuda_for_arch.{k}")
+            for k, v in arch.items()}
+    return NvidiaTables(drivers, arch)
 
 
 def _parse_windows(c: Checker, raw: Any) -> WindowsSettings:

@@ -43,6 +43,30 @@ def test_build_tags_counts_steps_and_a_rebuild_is_all_cache(client, label):
     assert (again.cached, again.image_id) == (3, first.image_id)  # a no-op rebuild is the same image
 
 
+def untagged_from(client, marker: str) -> list:
+    """The untagged images whose step ran a command containing `marker`."""
+    found = []
+    for image in client.images.list(all=True, filters={"dangling": True}):
+        cmd = (image.attrs.get("ContainerConfig") or {}).get("Cmd") or image.attrs["Config"].get("Cmd") or []
+        if any(marker in part for part in cmd):
+            found.append(image.id)
+    return found
+
+
+def test_an_earlier_stage_leaves_no_untagged_image_and_the_last_stage_stays_cached(client, label):
+    # The shape of the environment and project Dockerfiles: a `ca` stage the main stage copies from.
+    marker = f"stage-{label}"
+    text = (f"FROM {BASE} AS ca\nRUN mkdir /ca && echo {marker} > /ca/x\n"
+            f"FROM {BASE}\nLABEL io.tfenv.test={label}\nCOPY --from=ca /ca/ /tmp/ca/\nRUN cat /tmp/ca/x\n")
+    ref = f"tfenv-ci/stages:{label}"
+    first = images.run_build(client, images.context_tar(text), tag=ref, display=progress.Display())
+    assert untagged_from(client, marker) == []
+    assert first.cacheable == 3  # LABEL, COPY, RUN of the last stage: the `ca` stage runs each time
+    again = images.run_build(client, images.context_tar(text), tag=ref, display=progress.Display())
+    assert (again.cached, again.cacheable, again.image_id) == (3, 3, first.image_id)
+    assert untagged_from(client, marker) == []
+
+
 def test_failing_step_names_the_step_shows_its_output_and_leaves_no_container(client, label, capsys):
     text = dockerfile(label, "RUN echo step-one", "RUN echo the-last-words >&2; exit 3")
     with pytest.raises(images.BuildFailed) as info:

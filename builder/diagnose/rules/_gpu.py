@@ -27,3 +27,9 @@ def fatal(log, ev):
     """A library failure that stopped the import (TF 1.x's self-check), not a warning."""
     text = log.line_text(ev.line)
     return "ImportError" in text or "Could not find '" in text
+
+
+def cpu_only(log):
+    """The log says TF sees no GPU: its own words (gpu_none), or a device_lib listing with CPU devices only."""
+    listed = {ev.groups[0] for ev in log.all("device_type")}
+    return log.has("gpu_none") or bool(listed) and all("CPU" in kind for kind in listed)

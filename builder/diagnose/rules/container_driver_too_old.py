@@ -11,6 +11,8 @@ ID = "container-driver-too-old"
 
 def check(log, ctx):
     evidence = log.all("nvc_requirement")[:1]
+    if not evidence and log.has("nvc_requirement_error"):
+        evidence = log.all("nvc_require_arg")[:1]  # the condition as the hook's command line passed it
     if not evidence:
         return None
     what, _, version = evidence[0].groups
@@ -39,5 +41,7 @@ def check(log, ctx):
 
 
 def _driver_minimum(ctx, cuda):
-    stack = ((ctx.facts or {}).get("cuda") or {}).get(cuda) or {}
-    return (stack.get("driver_min") or {}).get("linux", "")
+    """NVIDIA's minimum Linux driver for a CUDA release (matrix.yaml: the stacks' and NVIDIA's table), '' if unknown."""
+    facts = ctx.facts or {}
+    known = facts.get("cuda_drivers") or {v: s.get("driver_min") or {} for v, s in (facts.get("cuda") or {}).items()}
+    return (known.get(cuda) or {}).get("linux", "")

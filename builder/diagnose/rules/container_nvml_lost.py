@@ -1,5 +1,9 @@
 """A running container loses its GPU: "Failed to initialize NVML: Unknown Error" after systemd or the kubelet
-rewrote its device cgroup (the NVIDIA container toolkit's documented cgroup/daemon-reload problem)."""
+rewrote its device cgroup (the NVIDIA container toolkit's documented cgroup/daemon-reload problem).
+
+NVML says Unknown Error when the driver is loaded but the process may not open /dev/nvidia* (a driver that is
+missing or mismatched has messages of its own): on Linux that is a device cgroup, so the log need not show the
+container. WSL and Windows have their own rules."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -11,8 +15,6 @@ ID = "container-nvml-lost"
 def check(log, ctx):
     lost = [ev for ev in log.all("nvml_failed") if "unknown error" in (ev.groups[0] or "").lower()]
     if not lost or ctx.wsl or ctx.windows:
-        return None
-    if not (ctx.container or log.has("k8s", "daemon_reload", "dev_eperm")):
         return None
     evidence = lost[:1] + log.all("daemon_reload")[:1] + log.all("dev_eperm")[:1]
     cause = t("The container saw the GPU when it started; then its device cgroup was rewritten (a `systemctl "

@@ -47,6 +47,7 @@ _CODES = {"34": "CUDA_ERROR_STUB_LIBRARY", "802": "CUDA_ERROR_SYSTEM_NOT_READY",
 def check(log, ctx):
     failed = [ev for ev in log.all("cuinit") if not any(c in ev.groups[0] for c in COVERED)]
     others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES] + log.all("cuda_unknown")[:1]
+    others += [ev for ev in log.all("cuda_error_text") if "busy" in ev.groups[0]][:1]  # DEVICES_UNAVAILABLE's words
     # 802 itself, or the fabric manager named beside a failed device count / cuInit
     fabric = [ev for ev in log.all("system_not_ready") if "abric" not in ev.groups[0] or
               log.has("cuda_device_count", "cuinit", "cuda_error")][:1]
@@ -60,6 +61,7 @@ def check(log, ctx):
     text = " ".join(" ".join(g or "" for g in ev.groups) + " " + log.line_text(ev.line) for ev in evidence)
     name = ("CUDA_ERROR_SYSTEM_NOT_READY" if fabric else None) or next((n for n in FIXES if n in text), None) or next(
         (n for code, n in _CODES.items() if f"({code})" in text or f"code {code}," in text), None) or (
+        "CUDA_ERROR_DEVICES_UNAVAILABLE" if "busy or unavailable" in text else None) or (
         "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" if "ompat" in text else DEFAULT)
     cause = t("The CUDA driver refused to initialise ({name}); the driver library loaded, so the NVIDIA driver is "
               "installed, but its kernel side is not usable right now.", name=name)

@@ -1,4 +1,8 @@
-"""The GPU is newer than the CUDA the TF build has code for (no kernel image, or a slow PTX JIT start)."""
+"""The GPU is newer than a CUDA piece in use: the TF build's kernels (no kernel image, or a slow PTX JIT start) or the
+ptxas XLA runs (`Value 'sm_86' is not defined for option 'gpu-name'`).
+
+Which cause wins: a ptxas that exists but does not know this GPU is gpu-too-new (the fix is a newer CUDA, named by
+matrix.yaml nvidia.first_cuda_for_arch); xla-libdevice is for libdevice or ptxas that cannot be found or run."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -11,6 +15,9 @@ ERRORS = ("CUDA_ERROR_NO_BINARY_FOR_GPU", "cudaErrorNoKernelImageForDevice", "CU
 
 
 def check(log, ctx):
+    arch = log.first("ptxas_arch")
+    if arch:
+        return _old_ptxas(log, ctx, arch)
     jit = log.all("ptx_jit")[:1]
     errors = log.all("no_kernel_image")[:1] + [ev for ev in log.all("cuda_error") if ev.groups[0] in ERRORS][:1]
     cc = ctx.compute_capability.value
@@ -31,4 +38,18 @@ def check(log, ctx):
                 "(RTX 30xx and newer), CUDA 11 builds (TF 2.4+) do; {rest}", rest=fix)
     return Finding(ID, t("The GPU is newer than this TensorFlow build"), [ev.line for ev in evidence if ev], cause,
                    fix, tfenv_way(ctx) + "; " + t("a CUDA 11 environment (tf25 to tf29) runs Ampere and newer GPUs"),
+                   rank=44)
+
+
+def _old_ptxas(log, ctx, arch):
+    target = arch.groups[0]  # sm_86
+    cc = f"{target[3:-1]}.{target[-1]}"
+    first = ((ctx.facts or {}).get("first_cuda_for_arch") or {}).get(cc, "")
+    need = t("CUDA {first} or newer", first=first) if first else t("a newer CUDA")
+    cause = t("The GPU (compute capability {cc}, {arch}) is newer than the CUDA whose ptxas compiles TF's and XLA's "
+              "kernels: that ptxas does not know {arch}, so TF falls back to the driver's slower compilation or "
+              "fails.", cc=cc, arch=target)
+    fix = t("put the ptxas of {need} first on PATH (only ptxas needs to be newer; it is in the toolkit's bin folder, "
+            "or `conda install -c nvidia cuda-nvcc`), or use a TF built for {need}", need=need)
+    return Finding(ID, t("The GPU is newer than this TensorFlow build"), [arch.line], cause, fix, tfenv_way(ctx),
                    rank=44)

@@ -41,8 +41,8 @@ def check(log, ctx):
         gpu = t("to use a GPU in WSL2, install the NVIDIA Windows driver and `export LD_LIBRARY_PATH=/usr/lib/wsl/lib`")
     else:
         gpu = t("to use a GPU, install the NVIDIA driver (nvidia-smi must work)")
-    fix = t("nothing to fix if you meant to run on the CPU: silence it with TF_CPP_MIN_LOG_LEVEL=2, or install "
-            "tensorflow-cpu") + "; " + gpu
+    fix = t("nothing to fix if you meant to run on the CPU: these lines are harmless and can be ignored (silence "
+            "them with TF_CPP_MIN_LOG_LEVEL=2, or install tensorflow-cpu)") + "; " + gpu
     # No driver at all (libcuda missing): the CUDA libraries TF also misses are a consequence, not the cause.
     rank = 31 if failed and missing_cuda_runtime.missing(log) else 90
     if rank == 31:

@@ -1,9 +1,16 @@
-"""The driver library loaded but no GPU device is visible (a container without --gpus, CUDA_VISIBLE_DEVICES)."""
+"""No GPU device is visible to the process (a container without --gpus, CUDA_VISIBLE_DEVICES).
+
+Which cause wins: in a container whose image carries CUDA (TF opened its runtime libraries there), a missing
+/dev/nvidia0 with a missing libcuda.so.1 is one cause, a container started without a GPU request (the NVIDIA
+toolkit mounts the device and the driver library together, or neither): no-gpu-visible, ahead of libcuda-missing
+and the harmless no-GPU note. Without CUDA libraries in sight, TF's probe finding no driver is no-gpu-harmless;
+a driver library missing while the log shows a GPU, or the import fails, is libcuda-missing."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import tfenv_way
 from builder.diagnose.rules._gpu import libcuda_failures
+from builder.diagnose.versions import family
 
 ID = "no-gpu-visible"
 
@@ -13,9 +20,15 @@ def check(log, ctx):
     evidence = no_device[:1] + log.all("dev_missing")[:1]
     if no_device or evidence:
         evidence += log.all("no_driver_running")[:1]
-    if not evidence or libcuda_failures(log):
+    failed = libcuda_failures(log)
+    if not evidence or (failed and not _gpu_image_without_gpu(log, ctx)):
         return None
-    cause = t("The driver library (libcuda) loaded, but no GPU device is visible to this process.")
+    evidence += [ev for _, ev in failed[:1]]
+    if failed:
+        cause = t("The image carries CUDA, but neither the GPU device (/dev/nvidia0) nor the driver's libcuda.so.1 is "
+                  "in the container.")
+    else:
+        cause = t("The driver library (libcuda) loaded, but no GPU device is visible to this process.")
     if ctx.container:
         cause += " " + t("Inside a container the GPU exists only when it was started with a GPU request.")
         fix = t("start the container with `docker run --gpus all ...` (the host needs the NVIDIA driver and the "
@@ -29,4 +42,10 @@ def check(log, ctx):
                 "--gpus all ...`; on the host: check that nvidia-smi lists the GPU, that CUDA_VISIBLE_DEVICES is not "
                 "set to -1 or empty, and that /dev/nvidia0 exists (the nvidia kernel module is loaded)")
     return Finding(ID, t("No GPU device is visible to TensorFlow"), [ev.line for ev in evidence], cause, fix,
-                   tfenv_way(ctx), rank=40)
+                   tfenv_way(ctx), rank=40, supersedes=("libcuda-missing", "no-gpu-harmless") if failed else ())
+
+
+def _gpu_image_without_gpu(log, ctx):
+    """A container with the CUDA runtime of its image loaded, no /dev/nvidia0 and no driver library."""
+    return bool(ctx.container and log.has("dev_missing")
+                and any(family(n) != "cuda" for n in log.opened_libraries()))

@@ -3,6 +3,7 @@
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import LAST_WINDOWS_GPU_TF, tfenv_way
+from builder.diagnose.rules._gpu import cpu_only
 from builder.diagnose.versions import vkey
 
 ID = "windows-gpu-after-210"
@@ -11,20 +12,21 @@ ID = "windows-gpu-after-210"
 def check(log, ctx):
     newer = ctx.tf and vkey(ctx.tf.value) > vkey(LAST_WINDOWS_GPU_TF)
     # TF <= 2.10 on Windows names the DLL it misses; a Windows TF that sees no GPU and names none is a CPU build.
-    silent = log.has("gpu_none") and not log.has("load_fail", "cuinit", "opened", "device", "found_device")
+    silent = cpu_only(log) and not log.has("load_fail", "cuinit", "opened", "device", "found_device")
     asked = [ev for ev in log.all("pip_no_version") if ev.groups[0].startswith("tensorflow-gpu")
              and vkey(ev.groups[0].split("=")[-1]) >= (2, 11)][:1]
     if not (newer or asked or log.has("tf_intel", "tf_gpu_placeholder") or (ctx.windows and silent)):
         return None
     # Platform unknown, TF >= 2.11 sees no GPU and names no missing library: on Linux it would say what it lacks.
-    if not (ctx.windows or (not ctx.platform and silent)):
+    if not (ctx.windows or (not ctx.platform and not ctx.posix and silent)):
         return None
     # Only when the log is about the GPU: a numpy error under TF 2.15 on Windows is a numpy error.
-    if not (asked or log.has("gpu_none", "gpus_available", "load_fail", "cannot_dlopen", "tf_intel", "cuinit",
+    if not (asked or silent or log.has("gpu_none", "gpus_available", "load_fail", "cannot_dlopen", "tf_intel", "cuinit",
                              "tf_gpu_placeholder")):
         return None
     evidence = [ctx.tf.line] + [ev.line for ev in log.all("tf_intel")[:1] + log.all("gpus_available")[:1]
-                                + log.all("gpu_none")[:1] + log.all("tf_gpu_placeholder")[:1] + asked]
+                                + log.all("gpu_none")[:1] + log.all("tf_gpu_placeholder")[:1] + asked
+                                + log.all("device_type")[:1]]
     cause = t("TF {last} was the last release with GPU support on native Windows; from 2.11 the Windows package is a "
               "CPU build (tensorflow-intel), so no CUDA setup makes it see the GPU.", last=LAST_WINDOWS_GPU_TF)
     fix = t("either run TF in WSL2 (inside it: `pip install tensorflow[and-cuda]`, with the NVIDIA Windows driver "

@@ -1,4 +1,13 @@
-"""WSL2 without the GPU: the paravirtualised device (/dev/dxg, libdxcore) is absent or refuses access."""
+"""WSL2 without the GPU: the paravirtualised device (/dev/dxg, libdxcore) is absent or refuses access.
+
+Which WSL cause wins (the definitions, in this order): a Linux NVIDIA driver the log shows inside WSL (a driver
+package, its libraries in the ld cache, a driver/library mismatch: wsl-linux-driver) comes first; then the Windows
+side not giving the GPU (this rule: /dev/dxg or libdxcore missing, NVML's "GPU access blocked by the operating
+system", the runtime finding the device busy or unavailable or no driver version behind "driver insufficient", a
+Windows build below WSL's minimum or an Insider build, beside a failure); then the process not loading WSL's
+libcuda (wsl-lib-path). A failure that names no side (nvidia-smi "couldn't communicate", cuInit NO_DEVICE) goes
+to this rule only with Windows-side evidence.
+"""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -6,6 +15,43 @@ from builder.diagnose.rules._common import lines
 
 ID = "wsl-gpu-unavailable"
 WSL_REFUSALS = ("WSL environment detected but no adapters", "failed to process request")
+# Windows' release builds (Microsoft's Windows 10/11 and Server release information): a WSL 2 log from any
+# other build number is an Insider (pre-release) build, where WSL's GPU support has broken more than once.
+RELEASE_BUILDS = {10240, 10586, 14393, 15063, 16299, 17134, 17763, 18362, 18363, 19041, 19042, 19043, 19044, 19045,
+                  20348, 22000, 22621, 22631, 25398, 26100, 26200}
+# what a GPU failure looks like, whichever side caused it
+FAILURES = ("smi_no_driver", "nvml_failed", "cuinit", "cuda_error", "cuda_error_text", "no_driver_running",
+            "insufficient_driver", "dev_missing", "load_fail", "gpu_none", "libcuda_unversioned")
+SUPERSEDES = ("no-gpu-visible", "libcuda-missing", "no-gpu-harmless", "container-nvml-lost", "driver-too-old",
+              "container-no-host-driver", "cuinit-error", "wsl-lib-path", "numa-harmless")
+
+
+def windows_build(log, ctx):
+    """(the Windows build event, 'old' | 'insider') when the log shows a build WSL 2's GPU support fails on."""
+    minimum = ((ctx.facts or {}).get("wsl") or {}).get("windows_build_min") or 0
+    for ev in log.all("windows_build"):
+        build = int(ev.groups[0])
+        if build < minimum:
+            return ev, "old"
+        if build not in RELEASE_BUILDS:
+            return ev, "insider"
+    return None, ""
+
+
+def windows_side(log, ctx):
+    """The events that put the failure on the Windows side of WSL 2 (empty: none)."""
+    dxg = [ev for ev in log.all("dev_missing") if ev.groups[0] == "/dev/dxg"]
+    # CUDA says "driver insufficient" while no driver version is known: WSL's libcuda without a GPU behind it
+    unknown_driver = [] if ctx.driver else log.all("insufficient_driver")[:1]
+    # no compute modes in WSL 2 (nvidia-smi -c is not supported there): "busy or unavailable" is the GPU-PV
+    busy = [ev for ev in log.all("cuda_error_text") + log.all("cuda_error") + log.all("cuinit")
+            if "busy" in ev.groups[0] or "DEVICES_UNAVAILABLE" in ev.groups[0] or "(46)" in ev.groups[0]][:1]
+    evidence = dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + unknown_driver + busy
+    evidence += log.all("wsl_lib_missing")[:1]
+    build, _ = windows_build(log, ctx)
+    if build and (evidence or log.has(*FAILURES)):
+        evidence.append(build)
+    return evidence
 
 
 def check(log, ctx):
@@ -13,22 +59,26 @@ def check(log, ctx):
     toolkit = [ev for ev in log.all("nvc_error") if any(w in (ev.groups[1] or "") for w in WSL_REFUSALS)][:1]
     if not toolkit and (ctx.platform.value != "wsl2" or log.has("linux_driver_pkg")):
         return None
-    dxg = [ev for ev in log.all("dev_missing") if ev.groups[0] == "/dev/dxg"]
-    # CUDA says "driver insufficient" while no driver version is known: WSL's libcuda without a GPU behind it
-    unknown_driver = [] if ctx.driver else log.all("insufficient_driver")[:1]
-    evidence = toolkit + dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + unknown_driver
-    evidence += log.all("wsl_lib_missing")[:1]
+    evidence = toolkit + (windows_side(log, ctx) if ctx.platform.value == "wsl2" else [])
     if not evidence:
         return None
     wsl = (ctx.facts or {}).get("wsl") or {}
     cause = t("The GPU reaches WSL 2 only through the Windows NVIDIA driver (the /dev/dxg device and the libraries "
               "in /usr/lib/wsl/lib), and here that device is missing or refuses access.")
+    build, why = windows_build(log, ctx)
+    if why == "insider":
+        cause += " " + t("Windows build {build} is an Insider (pre-release) build; WSL's GPU support has broken on "
+                         "such builds before.", build=build.groups[0])
+    elif why == "old":
+        cause += " " + t("Windows build {build} is older than WSL 2's GPU support needs.", build=build.groups[0])
     fix = t("check on the Windows side: Windows build {build} or later (Windows 10 or 11; `winver` shows it), the "
             "NVIDIA Windows driver {driver} or newer, and a current WSL (`wsl --update`; a custom WSL kernel needs "
             "CONFIG_DXGKRNL, the stock kernel has it); a data-center GPU must run in WDDM mode, not TCC (`nvidia-smi "
             "-g 0 -dm 0` in an elevated prompt); then `wsl --shutdown` and start again",
             build=wsl.get("windows_build_min", "?"), driver=wsl.get("driver_min_windows", "?"))
+    if why == "insider":
+        fix = t("install the next Windows build through Windows Update (or leave the Insider channel for a release "
+                "build), then `wsl --update` and `wsl --shutdown`; a current NVIDIA Windows driver ({driver} or "
+                "newer) is the only driver WSL 2 needs", driver=wsl.get("driver_min_windows", "?"))
     return Finding(ID, t("WSL 2 does not see the GPU"), lines(evidence), cause, fix,
-                   t("`tfenv doctor` in WSL checks /dev/dxg and the Windows driver"), rank=10,
-                   supersedes=("no-gpu-visible", "libcuda-missing", "no-gpu-harmless", "container-nvml-lost",
-                               "driver-too-old", "container-no-host-driver"))
+                   t("`tfenv doctor` in WSL checks /dev/dxg and the Windows driver"), rank=10, supersedes=SUPERSEDES)

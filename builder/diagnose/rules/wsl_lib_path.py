@@ -1,6 +1,17 @@
 """WSL2 has the driver in /usr/lib/wsl/lib, but this process does not look there (a login shell without WSL's
 PATH, a loader path or ld cache without the folder, the unversioned libcuda.so that ldconfig skips, the
-unversioned libnvidia-ml.so that WSL does not ship at all)."""
+unversioned libnvidia-ml.so that WSL does not ship at all), or it loads another libcuda first.
+
+Definitions (see wsl_gpu_unavailable for the order of the WSL causes): this rule takes a WSL 2 log where libcuda
+is not found; where CUDA's link-time stub libcuda answered (CUDA_ERROR_STUB_LIBRARY, 34); where cuInit found no
+device (NO_DEVICE, 100) while nvidia-smi works (a Linux driver package's nvidia-smi would come first on PATH and
+fail in WSL, so the shell finds the Windows driver's tools: only this process loads another libcuda; NO_DEVICE
+without that is wsl-linux-driver, the usual WSL 2 case); and where a
+cuDNN 8 sub-library (libcudnn_cnn_infer.so.8 ...) fails to load in cuDNN's own words ("Could not load library"):
+cuDNN itself loaded, and what its sub-libraries miss in WSL 2 is the unversioned libcuda.so.
+"""
+
+import re
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -10,25 +21,61 @@ from builder.diagnose.rules._gpu import libcuda_failures
 ID = "wsl-lib-path"
 WSL_LIB = "/usr/lib/wsl/lib"
 SUPERSEDES = ("libcuda-missing", "no-gpu-harmless", "wsl-libcuda-symlink")
+_CUDNN_SUB = re.compile(r"libcudnn_(?:ops|cnn|adv)_(?:infer|train)|libcudnn_engines|libcudnn_graph|libcudnn_heuristic")
+
+
+def _other_libcuda(log):
+    """Events of a process that loaded a libcuda other than WSL's: the stub, or one that finds no device."""
+    stub = log.all("stub_libcuda")[:1]
+    no_device = [ev for kind in ("cuinit", "cuda_error", "cuda_error_text") for ev in log.all(kind)
+                 if "NO_DEVICE" in ev.groups[0] or "(100)" in ev.groups[0] or "no CUDA-capable" in ev.groups[0]]
+    return stub + (no_device[:1] + log.all("smi_works")[:1] if no_device and log.has("smi_works") else [])
+
+
+def _cudnn_sub_library(log):
+    return [ev for ev in log.all("load_fail") if _CUDNN_SUB.match(ev.groups[0])
+            and "Could not load library" in log.line_text(ev.line)][:1]
 
 
 def check(log, ctx):
     if ctx.platform.value != "wsl2" or log.has("linux_driver_pkg"):
         return None
     failed = [ev for _, ev in libcuda_failures(log)]
-    evidence = failed[:1] + log.all("smi_not_found")[:1]
+    other = [] if failed else _other_libcuda(log)
+    cudnn = [] if failed else _cudnn_sub_library(log)
+    evidence = failed[:1] + other + cudnn + log.all("smi_not_found")[:1]
     if not evidence:
         return _nvml_unversioned(log)
-    name = libcuda_failures(log)[0][0] if failed else "nvidia-smi"
+    if other:
+        return _other_found(log, other)
+    name = libcuda_failures(log)[0][0] if failed else "libcuda.so" if cudnn else "nvidia-smi"
     cause = t("In WSL 2 the Windows driver provides {name} in {folder}; this process does not look there (the "
               "folder is not on its search path, and ldconfig skips the unversioned libcuda.so, a copy rather "
               "than a link).", name=name, folder=WSL_LIB)
+    if cudnn:
+        cause = t("cuDNN loaded, but its sub-library {lib} did not: in WSL 2 what it misses is the unversioned "
+                  "libcuda.so, which the Windows driver provides in {folder} and ldconfig skips (a copy rather than "
+                  "a link).", lib=cudnn[0].groups[0], folder=WSL_LIB)
     fix = t("put the folder on the search paths: `export LD_LIBRARY_PATH={folder}:$LD_LIBRARY_PATH` (and "
             "`export PATH=$PATH:{folder}` for nvidia-smi) in ~/.bashrc, or list {folder} in /etc/ld.so.conf.d/ and run "
             "`sudo ldconfig`; never install a Linux NVIDIA driver inside WSL", folder=WSL_LIB)
     return Finding(ID, t("{name} is in {folder}, which this process does not search", name=name, folder=WSL_LIB),
                    lines(evidence), cause, fix, t("`tfenv wsl` writes an environment that sets this path"), rank=12,
-                   supersedes=SUPERSEDES)
+                   supersedes=SUPERSEDES + ("missing-cudnn",) if cudnn else SUPERSEDES)
+
+
+def _other_found(log, evidence):
+    """cuInit answered from another libcuda: CUDA's stub, or one that sees no GPU (a Linux driver's, a compat one)."""
+    cause = t("In WSL 2 the GPU is reached only through the libcuda the Windows driver provides in {folder}; this "
+              "process loaded another libcuda first (CUDA's link-time stub from .../stubs, or a Linux driver's), "
+              "which finds no GPU.", folder=WSL_LIB)
+    fix = t("make WSL's libcuda load first: `export LD_LIBRARY_PATH={folder}:$LD_LIBRARY_PATH` in ~/.bashrc (take any "
+            "CUDA .../lib64/stubs folder off LD_LIBRARY_PATH); if `ldconfig -p | grep libcuda` lists a libcuda "
+            "outside {folder}, a Linux NVIDIA driver package put it there: purge it (never install a Linux driver "
+            "inside WSL)", folder=WSL_LIB)
+    return Finding(ID, t("This process does not load the libcuda in {folder}", folder=WSL_LIB), lines(evidence),
+                   cause, fix, t("`tfenv wsl` writes an environment that sets this path"), rank=12,
+                   supersedes=SUPERSEDES + ("cuinit-error", "no-gpu-visible"))
 
 
 def _nvml_unversioned(log):

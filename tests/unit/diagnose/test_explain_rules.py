@@ -120,6 +120,21 @@ CASES += [
     ("nvc-cuda-requirement", "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.2, please "
      "update your driver to a newer version, or use an earlier cuda container: unknown.", "container-driver-too-old",
      "460.32.03"),
+    # a CUDA release no environment uses: the driver minimum from NVIDIA's table (matrix.yaml nvidia.driver_min)
+    ("nvc-cuda-requirement-outside-matrix", "nvidia-container-cli: requirement error: unsatisfied condition: "
+     "cuda>=10.0\\n\\\"\"\": unknown.", "container-driver-too-old", "410.48"),
+    ("ptxas-too-old-for-sm86", "W tensorflow/stream_executor/gpu/asm_compiler.cc:235] Your CUDA software stack is "
+     "old. The ptxas error was: ptxas fatal   : Value 'sm_86' is not defined for option 'gpu-name'",
+     "gpu-too-new", "CUDA 11.1"),
+    ("gpu-image-without-gpus", "LD_LIBRARY_PATH: /usr/local/nvidia/lib:/usr/local/nvidia/lib64\n" + DSO.replace(
+     "W ", "I ") + "Successfully opened dynamic library libcudart.so.11.0\n" + fail("libcuda.so.1") + "\nI "
+     "tensorflow/stream_executor/cuda/cuda_diagnostics.cc:163] no NVIDIA GPU device is present: /dev/nvidia0 does "
+     "not exist", "no-gpu-visible", "--gpus all"),
+    ("nvml-unknown-no-container-word", "$ nvidia-smi -L\nFailed to initialize NVML: Unknown Error",
+     "container-nvml-lost", "create-dev-char-symlinks"),
+    ("device-lib-cpu-only", '(base) C:\\Users\\me>python -c "from tensorflow.python.client import device_lib; '
+     'print(device_lib.list_local_devices())"\n[name: "/device:CPU:0"\ndevice_type: "CPU"\n'
+     'memory_limit: 268435456\n]', "windows-gpu-after-210", "WSL2"),
     ("nvc-nvml-driver", "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
      "container-no-host-driver", "nvidia-smi"),
     ("nvc-load-library", "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: "

@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import re
 
+import pytest
+
 from tests.helpers import ROOT, matrix
 
 
@@ -19,6 +21,9 @@ def owned_versions() -> dict[str, str]:
         owned[stack.cudnn] = f"cuda.{version}.cudnn"
         for platform, driver in stack.driver_min.items():
             owned[driver] = f"cuda.{version}.driver_min.{platform}"
+    for release, mins in m.nvidia.driver_min.items():
+        for platform, driver in mins.items():
+            owned[driver] = f"nvidia.driver_min.{release}.{platform}"
     for variant in m.os.values():
         if variant.suite:
             owned[variant.suite] = f"os.{variant.name}.suite"
@@ -58,3 +63,13 @@ def test_the_grep_finds_what_it_looks_for():
     assert "23.0.1" in owned and any(v.startswith("2.9") for v in owned) and len(owned) > 20
     assert {"bullseye", "tfenv/debian:bullseye", "R495"} <= set(owned)
     assert list(_strings('"""doc 23.0.1"""\nPIP = "23.0.1"\n')) == [(2, "23.0.1")]
+
+
+def test_a_cuda_release_has_its_driver_minimum_once(matrix_data, write_matrix):
+    """NVIDIA's table holds the releases without a stack; a release under both is refused, naming the key."""
+    from builder.matrix import validate
+    from builder.matrix.model import MatrixError
+
+    matrix_data["nvidia"]["driver_min"]["11.2"] = {"linux": "460.27.03", "windows": "460.82"}
+    with pytest.raises(MatrixError, match=r"nvidia\.driver_min\.11\.2: CUDA 11\.2 is under 'cuda:'"):
+        validate.load(write_matrix(matrix_data))
