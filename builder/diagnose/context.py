@@ -11,7 +11,8 @@ from builder.diagnose.versions import cuda_of_library, dll_name, family, line_of
 PLATFORMS = ("windows", "wsl1", "wsl2", "linux")
 # TF reads /sys/bus/pci/devices/<bus id>/numa_node for the GPU; a Linux kernel has that file for every PCI device
 # (-1 without NUMA: "negative value"), WSL 2's GPU is no PCI device of its kernel (it comes through /dev/dxg), so
-# "could not open file to read NUMA node" is WSL 2's line (Jetson's TF says "ARM64 does not support NUMA" instead).
+# "could not open file to read NUMA node" is WSL 2's line (Jetson's TF says "ARM64 does not support NUMA" instead;
+# a native kernel built without NUMA, rare in distribution kernels, prints it too).
 WSL2_NUMA = "could not open file to read NUMA node"
 _HEX_HOST = re.compile(r"^[0-9a-f]{12}$")
 _CUDA_DIR = re.compile(r"(?:cuda-|CUDA[\\/]v|cudatoolkit-|cuda_)(\d{1,2}\.\d)")
@@ -126,6 +127,10 @@ def _platform(log, container=False):
     if ev and not container and not log.has("nvrm", "linux_driver_pkg", "kernel_version", "dll_name", "smi_header"):
         return Fact("wsl2", ev.line, "the unversioned libcuda.so is missing, which a Linux driver always installs: "
                                      "WSL 2 assumed")
+    # a Windows build beside Linux library names or a Unix prompt, and no DLL: a Linux under Windows
+    ev = log.first("windows_build")
+    if ev and log.has("so_name", "linux_shell") and not log.has("dll_name", "win_path"):
+        return Fact("wsl2", ev.line, "a Windows build beside Linux libraries or a Unix prompt; WSL 2 assumed")
     ev = next((ev for ev in log.all("numa") if ev.groups[0].startswith(WSL2_NUMA)), None)
     if ev:
         return Fact("wsl2", ev.line, "no sysfs NUMA file for the GPU, as in WSL 2")

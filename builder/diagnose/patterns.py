@@ -309,14 +309,23 @@ WSL = [
     # `ldconfig -p` listing a driver library outside /usr/lib/wsl/lib: a Linux driver package inside WSL
     ("ldcache_driver_lib", _p(r"lib(?:cuda|nvidia-ml)\.so[\d.]{0,10} \(libc6[^)\n]{0,30}\) => "
                               r"((?!/usr/lib/wsl)/[\w/.+-]{1,120})", "(libc6")),
+    # a driver library named with the Linux driver's version (libcuda.so.535.104.05): only a Linux driver package
+    # installs those; the Windows driver's WSL libraries are libcuda.so.1.1 and libnvidia-ml.so.1
+    ("linux_driver_lib", _p(r"((?<![\w.])/(?!usr/lib/wsl)[\w/.+-]{0,100}lib(?:cuda|nvidia-ml)\.so\.\d{3}\.\d{1,3}"
+                            r"(?:\.\d{1,3})?)", "libcuda.so.", "libnvidia-ml.so.")),
     # the folder the Windows driver's libraries are mounted at is not there
     ("wsl_lib_missing", _p(r"(?:cannot access '/usr/lib/wsl/lib|/usr/lib/wsl/lib/?'?: No such file or directory)",
                            "/usr/lib/wsl/lib")),
     ("dxcore_missing", _p(r"(libdxcore\.so)[^\n]{0,80}(?:cannot open|not found|No such file)", "libdxcore")),
     # the Windows build, as `ver`/cmd's banner, `systeminfo`, winver or a WSL issue template print it
     ("windows_build", _p(r"(?:\[Version 10\.0\.|OS Version:\s{0,30}10\.0\.|OS [Bb]uild:?\s{0,3}|[Ii]nsider[^\n]{0,40}?"
-                         r"[Bb]uild\s{0,3})(\d{5})\b", "[Version 10.0.", "OS Version:", "OS Build", "OS build",
-                         "nsider")),
+                         r"[Bb]uild\s{0,3}|Windows build number:\s{0,3}\[?(?:Version )?(?:10\.0\.)?)(\d{5})\b",
+                         "[Version 10.0.", "OS Version:", "OS Build", "OS build", "nsider", "Windows build number")),
+    # the WSL issue template's "### Windows Version" heading, the build on a line below it
+    ("windows_build", _p(r"Windows Version\s{0,3}\n(?:\s{0,3}\n)?\s{0,3}(?:Microsoft Windows \[Version )?"
+                         r"10\.0\.(\d{5})\b", "Windows Version", span=2)),
+    # nvidia-smi's GPU row with the TCC driver model (the data-center compute mode): WSL's GPU-PV exposes WDDM GPUs only
+    ("smi_tcc", _p(r"\|\s{1,6}\d{1,2}\s{1,4}[^|\n]{1,60}?\s(TCC)\s{0,6}\|", " TCC ")),
     # CUDA's link-time stub libcuda (lib64/stubs): cuInit answers CUDA_ERROR_STUB_LIBRARY (34)
     ("stub_libcuda", _p(r"(stubs/libcuda\.so[\d.]{0,8}|CUDA_ERROR_STUB_LIBRARY|UNKNOWN ERROR \(34\))", "stubs/libcuda",
                         "CUDA_ERROR_STUB_LIBRARY", "UNKNOWN ERROR (34)")),

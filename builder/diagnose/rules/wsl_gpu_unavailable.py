@@ -3,10 +3,10 @@
 Which WSL cause wins (the definitions, in this order): a Linux NVIDIA driver the log shows inside WSL (a driver
 package, its libraries in the ld cache, a driver/library mismatch: wsl-linux-driver) comes first; then the Windows
 side not giving the GPU (this rule: /dev/dxg or libdxcore missing, NVML's "GPU access blocked by the operating
-system", the runtime finding the device busy or unavailable or no driver version behind "driver insufficient", a
-Windows build below WSL's minimum or an Insider build, beside a failure); then the process not loading WSL's
-libcuda (wsl-lib-path). A failure that names no side (nvidia-smi "couldn't communicate", cuInit NO_DEVICE) goes
-to this rule only with Windows-side evidence.
+system", a GPU in the TCC driver model, the runtime finding the device busy or unavailable or no driver version
+behind "driver insufficient", a Windows build below WSL's minimum or an Insider build, beside a failure); then the
+process not loading WSL's libcuda (wsl-lib-path). A failure that names no side (nvidia-smi "couldn't communicate",
+cuInit NO_DEVICE) goes to this rule only with Windows-side evidence.
 """
 
 from builder.diagnose.finding import Finding
@@ -47,7 +47,7 @@ def windows_side(log, ctx):
     busy = [ev for ev in log.all("cuda_error_text") + log.all("cuda_error") + log.all("cuinit")
             if "busy" in ev.groups[0] or "DEVICES_UNAVAILABLE" in ev.groups[0] or "(46)" in ev.groups[0]][:1]
     evidence = dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + unknown_driver + busy
-    evidence += log.all("wsl_lib_missing")[:1]
+    evidence += log.all("wsl_lib_missing")[:1] + log.all("smi_tcc")[:1]
     build, _ = windows_build(log, ctx)
     if build and (evidence or log.has(*FAILURES)):
         evidence.append(build)

@@ -4,9 +4,9 @@ unversioned libnvidia-ml.so that WSL does not ship at all), or it loads another 
 
 Definitions (see wsl_gpu_unavailable for the order of the WSL causes): this rule takes a WSL 2 log where libcuda
 is not found; where CUDA's link-time stub libcuda answered (CUDA_ERROR_STUB_LIBRARY, 34); where cuInit found no
-device (NO_DEVICE, 100) while nvidia-smi works (a Linux driver package's nvidia-smi would come first on PATH and
-fail in WSL, so the shell finds the Windows driver's tools: only this process loads another libcuda; NO_DEVICE
-without that is wsl-linux-driver, the usual WSL 2 case); and where a
+device (NO_DEVICE, 100) while nvidia-smi works (the Windows driver and its tools answer, so what differs is the
+libcuda this process loads; the fix puts WSL's first and names the purge of a Linux one; NO_DEVICE without a working
+nvidia-smi is wsl-linux-driver, the usual WSL 2 case); and where a
 cuDNN 8 sub-library (libcudnn_cnn_infer.so.8 ...) fails to load in cuDNN's own words ("Could not load library"):
 cuDNN itself loaded, and what its sub-libraries miss in WSL 2 is the unversioned libcuda.so.
 """

@@ -1,11 +1,11 @@
 """A Linux NVIDIA driver installed inside WSL2 hides the Windows driver's libcuda.
 
 Wins over the other WSL causes when the log shows the Linux driver itself (STRONG: a driver package, its
-libraries in the ld cache outside /usr/lib/wsl/lib, a driver/library mismatch). The Linux tools' complaints that
-no kernel module answers (WEAK: nvidia-smi "couldn't communicate", NVML failing, "kernel driver does not appear to
-be running") say the same, unless the log puts the failure on the Windows side (wsl_gpu_unavailable.windows_side).
-A cuInit NO_DEVICE says that a libcuda which is not WSL's loaded first, usually a Linux driver's: this rule too,
-unless nvidia-smi works (then only the process's loader path differs: wsl-lib-path, see its docstring).
+libraries in the ld cache outside /usr/lib/wsl/lib or named with a Linux driver version, a driver/library
+mismatch). The Linux tools' complaints that no kernel module answers (WEAK: nvidia-smi "couldn't communicate", NVML
+failing, "kernel driver does not appear to be running") say the same, unless the log puts the failure on the
+Windows side (wsl_gpu_unavailable.windows_side). A cuInit NO_DEVICE says that a libcuda which is not WSL's loaded
+first, usually a Linux driver's: this rule too, unless nvidia-smi works (then wsl-lib-path, see its docstring).
 """
 
 from builder.diagnose.finding import Finding
@@ -14,7 +14,8 @@ from builder.diagnose.rules._common import tfenv_way
 from builder.diagnose.rules.wsl_gpu_unavailable import windows_side
 
 ID = "wsl-linux-driver"
-STRONG = ("linux_driver_pkg", "ldcache_driver_lib", "nvml_mismatch", "kernel_dso_mismatch", "system_driver_mismatch")
+STRONG = ("linux_driver_pkg", "ldcache_driver_lib", "linux_driver_lib", "nvml_mismatch", "kernel_dso_mismatch",
+          "system_driver_mismatch")
 WEAK = ("smi_no_driver", "nvml_failed", "no_driver_running")
 
 
