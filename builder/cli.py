@@ -31,7 +31,7 @@ SECTIONS = {
     "Build and verify": """
         build         build        Build an environment's image; in a project folder, the project's.
         test          build        Verify an image in a container: versions, CUDA libraries, GPU.
-        base          build        Create the debian11 base image from debootstrap (no registry).
+        base          build        Create a Debian base image from debootstrap (no registry).
         config        maintain     Show the build settings in force (CA, mirrors, repo) and where each is set.
     """,
     "Diagnose": """

@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builder.docker import base
 from tests.helpers import ROOT, matrix
 
 # The debian11 base the docker tests start from (`tfenv base debian11` makes it).
-BASE_IMAGE = os.environ.get("TFENV_TEST_BASE_IMAGE") or base.TAGS["debian11"]
+BASE_IMAGE = os.environ.get("TFENV_TEST_BASE_IMAGE") or matrix().os["debian11"].local_base
 FOLDER_MARKERS = {"unit": (), "docker": ("docker",), "slow": ("docker", "slow"), "web": ("web",)}
 
 

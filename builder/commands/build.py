@@ -9,7 +9,6 @@ import click
 from builder.commands import common
 from builder.commands.common import load_matrix
 from builder.core.errors import ChecksFailed, TfenvError
-from builder.docker.base import TAGS
 
 
 @click.command("build")
@@ -54,20 +53,22 @@ def build_command(ctx, env, os_name, repo, build_env, jupyter, push, plain, **bu
 
 
 @click.command("base")
-@click.argument("os_name", metavar="OS", type=click.Choice(["debian11"]))
+@click.argument("os_name", metavar="OS", type=common.MatrixChoice(lambda m: [o.name for o in m.os.values() if o.suite]))
 @click.option("--tag", callback=common.reference_option,
-              help=f"Image name (default: the one the build looks for, {TAGS['debian11']}).")
+              help="Image name (default: the one builds look for, matrix.yaml os.OS.local_base).")
 @click.option("--mirror", metavar="URL",
               help="Debian mirror for debootstrap, e.g. http://mirror.example.org/debian (TFENV_APT_MIRROR).")
 @click.option("--plain", is_flag=True, help="Plain log lines instead of the live display.")
-def base_command(os_name, tag, mirror, plain):
+@click.pass_context
+def base_command(ctx, os_name, tag, mirror, plain):
     """Create a base image from debootstrap (root, Linux) when no registry is reachable."""
     from builder.core import config, progress
     from builder.docker import base
 
     if mirror is not None:
         config.check("apt_mirror", mirror, "--mirror")
-    base.create(os_name, tag, config.defaults(apt_mirror=mirror)["apt_mirror"], progress.display(plain))
+    base.create(load_matrix(ctx).os[os_name], tag, config.defaults(apt_mirror=mirror)["apt_mirror"],
+                progress.display(plain))
 
 
 TEST_EXIT_CODES = """\b

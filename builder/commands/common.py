@@ -17,6 +17,26 @@ def load_matrix(ctx: click.Context):
     return validate.load(ctx.find_root().obj.get("matrix_path"))
 
 
+class MatrixChoice(click.Choice):
+    """A Choice whose values come from the matrix the user chose (--matrix), read when Click first needs them."""
+
+    def __init__(self, values_of):
+        super().__init__(())
+        self.values_of = values_of
+
+    def _load(self, ctx) -> bool:
+        if ctx is not None:  # each time: one process may run tfenv with another --matrix (tests do)
+            self.choices = tuple(self.values_of(load_matrix(ctx)))
+        return ctx is not None
+
+    def convert(self, value, param, ctx):
+        self._load(ctx)
+        return super().convert(value, param, ctx)
+
+    def get_missing_message(self, param, ctx=None):  # Click 8.1 passes no context: the message names no choices
+        return super().get_missing_message(param, ctx) if self._load(ctx) else ""
+
+
 def env_names_argument(f):
     return click.argument("envs", nargs=-1, metavar="[ENV]...")(f)
 

@@ -1,4 +1,4 @@
-"""`tfenv base debian11`: make the Debian base image from debootstrap when no registry is reachable.
+"""`tfenv base OS`: make a Debian variant's base image from debootstrap when no registry is reachable.
 
 The result matches what the official debian images do about size: no .deb files or package lists left,
 an apt configuration that keeps it so in every later layer (docker-clean), and no documentation, manual
@@ -21,11 +21,9 @@ from pathlib import Path
 
 from builder.core.errors import TfenvError
 from builder.core.progress import Display
+from builder.matrix.model import OsVariant
 
-SUITES = {"debian11": "bullseye"}
 KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")  # from the debian-archive-keyring package
-# The image `tfenv base OS` makes: the one place its name is written.
-TAGS = {"debian11": "tfenv/debian:bullseye"}
 
 # As in the official images (debuerreotype's docker-clean): caches go away after every dpkg run and update.
 _RM_CACHES = "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"
@@ -127,16 +125,17 @@ def write_tar(root: Path, out: Path) -> None:
         tar.add(str(root), arcname=".", filter=keep)
 
 
-def create(os_name: str, tag: str | None, mirror: str | None, display: Display, c=None) -> str:
-    """debootstrap, trim, import with CMD bash; the image id. The work folder is always removed."""
-    if os_name not in SUITES:
-        raise BaseError(f"tfenv base makes {', '.join(SUITES)} only; Ubuntu bases come from `docker pull` "
+def create(variant: OsVariant, tag: str | None, mirror: str | None, display: Display, c=None) -> str:
+    """debootstrap the variant's suite, trim, import with CMD bash (as `tag`, else the variant's local_base);
+    the image id. The work folder is always removed."""
+    if variant.suite is None:
+        raise BaseError(f"tfenv base makes Debian bases only; {variant.name}'s comes from `docker pull` "
                         f"(or docker save/load from a machine that can pull)")
     debootstrap = check_host()
     from builder.docker import daemon
 
     c = c or daemon.client()
-    tag = tag or TAGS[os_name]
+    tag = tag or variant.local_base
     from builder.core import files
 
     try:
@@ -144,8 +143,8 @@ def create(os_name: str, tag: str | None, mirror: str | None, display: Display, 
         # proc/sys mounted in the target: unmounted before the folder is removed.
         with files.temp_dir("base", parent="/var/tmp", before_remove=_unmount_below) as work:
             root = work / "root"
-            cmd = debootstrap_command(debootstrap, SUITES[os_name], root, mirror)
-            display.start(f"debootstrap {SUITES[os_name]} (minbase) -> {tag}")
+            cmd = debootstrap_command(debootstrap, variant.suite, root, mirror)
+            display.start(f"debootstrap {variant.suite} (minbase) -> {tag}")
             display.note(f"verifying the archive's signatures with {keyring_description()}")
             _run(cmd, display)
             trim(root)

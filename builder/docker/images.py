@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from builder.core.errors import BadOption, TfenvError
 from builder.core.progress import Display
-from builder.docker import base, containers, daemon
+from builder.docker import containers, daemon
 from builder.docker.containers import remove_layers
 from builder.matrix import tags
 from builder.matrix.model import Matrix, Target
@@ -163,8 +163,8 @@ def pull(c, ref: str, display: Display) -> None:
 
 
 def missing_base_hint(target: Target, ref: str) -> str:
-    if target.os.family == "debian":
-        tag = "" if ref == base.TAGS.get(target.os.name) else f" --tag {ref}"
+    if target.os.suite:  # `tfenv base` makes it
+        tag = "" if ref == target.os.local_base else f" --tag {ref}"
         return f"create it with `tfenv base {target.os.name}{tag}`"
     return (f"run `docker pull {ref}` on a machine that can, then `docker save {ref} -o base.tar` there "
             f"and `docker load -i base.tar` here")
@@ -174,7 +174,7 @@ def resolve_base(c, target: Target, options: BuildOptions, display: Display) -> 
     """The FROM image to build on, pulled if needed, or BaseImageMissing saying how to make it."""
     ref = options.base_image or target.os.base_image
     local = daemon.has_image(c, ref)
-    made = base.TAGS.get(target.os.name)  # what `tfenv base` makes when no registry is reachable
+    made = target.os.local_base  # what `tfenv base` makes when no registry is reachable
     if not options.base_image and not local and made and options.pull is not True and daemon.has_image(c, made):
         display.note(f"{ref} is not local: building on {made} (made by `tfenv base`)")
         return made

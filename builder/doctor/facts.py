@@ -15,6 +15,7 @@ BUNDLED = "doctor-facts.json"  # inside the standalone zip, beside this module
 
 FACTS_MAX = 1 << 20  # bytes; the facts of every environment are ~15 KiB
 # What each environment must carry (what `tfenv doctor --write-facts` writes); other keys are optional.
+WSL_FACTS = ("lib_dir", "linux_driver_packages", "driver_min_windows")
 _ENV_FACTS = {"tensorflow": str, "python_min": str, "python_max": str, "cuda": str, "cuda_full": str,
               "cudnn": str, "sonames": list, "optional_sonames": list, "shims": list, "lib_dirs": list}
 
@@ -56,6 +57,9 @@ def check_facts(facts, source: str) -> dict:
     for key in ("envs", "cuda"):
         if not isinstance(facts.get(key), dict) or not facts[key]:
             fail(key, "missing, or not a non-empty object")
+    for key in WSL_FACTS if "wsl" in facts else ():  # the WSL checks' facts come whole (matrix.yaml wsl:)
+        if not isinstance(facts["wsl"], dict) or not isinstance(facts["wsl"].get(key), str):
+            fail(f"wsl.{key}", "missing, or not a string")
     for version, stack in facts["cuda"].items():
         mins = stack.get("driver_min") if isinstance(stack, dict) else None
         if not isinstance(mins, dict) or not all(isinstance(mins.get(k), str) for k in ("linux", "windows")):

@@ -12,10 +12,6 @@ from typing import Optional, Tuple
 from builder.diagnose.versions import vkey  # noqa: F401  (one version compare, re-exported for the checks)
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
-# The WSL facts of matrix.yaml's wsl: (the home; a unit test keeps these equal), for a run without the facts.
-WSL_DEFAULTS = {"lib_dir": "/usr/lib/wsl/lib",
-                "linux_driver_packages": r"^(nvidia-driver-\S+|cuda-drivers\S*|libnvidia-compute-\S+|nvidia-dkms-\S+)$"}
-WSL_LIB = WSL_DEFAULTS["lib_dir"]
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "intel-tensorflow", "tf-nightly")
 
 
@@ -125,9 +121,11 @@ class GpuInfo:
         self.gpus, self.cuda_max, self.smi, self.error = gpus, cuda_max, smi, error
 
 
-def wsl_fact(facts: Optional[dict], key: str) -> str:
-    """A fact of matrix.yaml's wsl: section, from the facts when doctor has them."""
-    return ((facts or {}).get("wsl") or {}).get(key) or WSL_DEFAULTS[key]
+def wsl_fact(facts: Optional[dict], key: str) -> Optional[str]:
+    """A fact of matrix.yaml's wsl: section (None: no facts, or a matrix without one). Doctor keeps no copy of
+    them: `tfenv doctor` passes the facts and the standalone doctor bundles them, so only a bare module run lacks
+    them, and then the checks that need them say nothing (the facts check warns that only the host was checked)."""
+    return ((facts or {}).get("wsl") or {}).get(key)
 
 
 def wsl_version(host: Host) -> int:
@@ -152,10 +150,11 @@ def driver_key(host: Host) -> str:
 
 
 
-def nvidia_smi(host: Host) -> Optional[str]:
+def nvidia_smi(host: Host, wsl_lib: Optional[str] = None) -> Optional[str]:
+    """wsl_lib: the facts' WSL library folder, where the Windows driver's nvidia-smi is (often not on PATH)."""
     candidates = []
-    if wsl_version(host):  # the Windows driver's nvidia-smi, often not on PATH
-        candidates.append(host.path(WSL_LIB + "/nvidia-smi"))
+    if wsl_lib and wsl_version(host):
+        candidates.append(host.path(wsl_lib + "/nvidia-smi"))
     if host.platform == "windows":
         for var, sub in (("SystemRoot", ("System32",)), ("ProgramFiles", ("NVIDIA Corporation", "NVSMI"))):
             if host.environ.get(var):
@@ -165,8 +164,8 @@ def nvidia_smi(host: Host) -> Optional[str]:
     return next((c for c in candidates if c and os.path.isfile(c)), None)
 
 
-def query_gpus(host: Host) -> GpuInfo:
-    smi = nvidia_smi(host)
+def query_gpus(host: Host, wsl_lib: Optional[str] = None) -> GpuInfo:
+    smi = nvidia_smi(host, wsl_lib)
     if not smi:
         return GpuInfo([], error="nvidia-smi not found")
     fields = "name,driver_version,compute_cap"

@@ -74,7 +74,7 @@ def linux_search(host: Host, facts: dict) -> LibSearch:
         conf_dirs = ld_conf_dirs(host)
         how = t("LD_LIBRARY_PATH, the ld.so.conf folders and the default folders")
     loader = host.env_list("LD_LIBRARY_PATH") + conf_dirs + list(LINUX_DEFAULT_DIRS)
-    other = [wsl_fact(facts, "lib_dir"), "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib"]
+    other = [d for d in (wsl_fact(facts, "lib_dir"), "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib") if d]
     for pattern in ("/usr/local/cuda*/lib64", "/usr/local/cuda*/lib", "/usr/local/cuda*/targets/*/lib",
                     "/usr/local/cuda*/extras/CUPTI/lib64",
                     "/opt/conda/lib", "/opt/venv/lib/python3*/site-packages/nvidia/*/lib"):

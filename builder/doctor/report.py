@@ -16,6 +16,7 @@ from builder.doctor.host import (
     in_container,
     installed_tensorflow,
     query_gpus,
+    wsl_fact,
     wsl_version,
 )
 from builder.doctor.libraries import fitting_envs
@@ -45,7 +46,7 @@ def diagnose(facts: Optional[dict], host: Host, env: Optional[str] = None, do_im
     if not env and tf and facts:
         env = _env_for_installed(facts, host, tf[1])
         reason = f"installed {tf[0]} {tf[1]}" if env else ""
-    info = query_gpus(host)
+    info = query_gpus(host, wsl_fact(facts, "lib_dir"))
     key = driver_key(host)
     checks = run_checks(Context(host, facts, env, tf, info, key, do_import))
     rec = None

@@ -71,9 +71,48 @@ class Checker:
             self.fail(path, f"expected a list, got {type_name(value)}")
         return tuple(self.string(v, f"{path}[{i}]") for i, v in enumerate(value))
 
-    def str_map(self, value: Any, path: str) -> dict[str, str]:
+    def str_map(self, value: Any, path: str, each=None) -> dict[str, Any]:
+        """A mapping of any keys, each value checked by each(value, path): a non-empty string unless given."""
         self.mapping(value, path, optional=value.keys() if isinstance(value, dict) else ())
-        return {str(k): self.string(v, f"{path}.{k}") for k, v in value.items()}
+        each = each or self.string
+        return {str(k): each(v, f"{path}.{k}") for k, v in value.items()}
+
+    def dll_names(self, value: Any, path: str) -> tuple[str, ...]:
+        names = self.strings(value, path)
+        for i, name in enumerate(names):
+            if not name.lower().endswith(".dll") or "/" in name or "\\" in name:
+                self.fail(f"{path}[{i}]", f"expected a bare DLL name like 'cudart64_110.dll', got {name!r}")
+        return names
+
+    def https(self, value: Any, path: str) -> str:
+        text = self.string(value, path)
+        if not text.startswith("https://") or any(ch in text for ch in " '\"`"):
+            self.fail(path, f"expected an https:// URL without quotes or spaces, got {text!r}")
+        return text
+
+    def hex(self, value: Any, path: str, length: int) -> str:
+        """A checksum: `length` lower-case hex digits, or "" for none."""
+        text = self.string(value, path) if value != "" else ""
+        if text and not re.fullmatch(rf"[0-9a-f]{{{length}}}", text):
+            self.fail(path, f"expected {length} lower-case hex digits, got {text!r}")
+        return text
+
+    def date(self, value: Any, path: str) -> str:
+        """A calendar date as text. The strict YAML loader keeps dates as strings; a timestamp is refused."""
+        import datetime
+
+        if isinstance(value, datetime.datetime):
+            self.fail(path, f"expected a date like '2022-12-31', got the timestamp {value.isoformat()!r}")
+        if isinstance(value, datetime.date):
+            return value.isoformat()
+        text = self.string(value, path)
+        try:
+            if not DATE.fullmatch(text):
+                raise ValueError(text)
+            datetime.date.fromisoformat(text)
+        except ValueError:
+            self.fail(path, f"expected a date like '2022-12-31', got {text!r}")
+        return text
 
     def one_of(self, value: Any, path: str, known, what: str) -> str:
         text = self.string(value, path)

@@ -40,9 +40,6 @@ def facts_from_matrix(matrix: Matrix) -> dict:
     out["cuda_drivers"] = dict(sorted(drivers.items(), key=lambda kv: version_key(kv[0])))
     out["first_cuda_for_arch"] = dict(matrix.nvidia.first_cuda_for_arch)
     if matrix.wsl:
-        out["wsl"] = {"windows_build_min": matrix.wsl.windows_build_min,
-                      "driver_min_windows": matrix.wsl.driver_min_windows}
-        for key in ("lib_dir", "linux_driver_packages"):
-            if getattr(matrix.wsl, key):
-                out["wsl"][key] = getattr(matrix.wsl, key)
+        out["wsl"] = {key: getattr(matrix.wsl, key) for key in ("windows_build_min", "driver_min_windows", "lib_dir",
+                                                                "linux_driver_packages")}
     return out

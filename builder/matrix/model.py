@@ -25,6 +25,8 @@ class OsVariant:
     python: str
     packages: dict[str, str]
     glibc: str = "2.17"  # the C library's version: which manylinux wheels the variant installs (the locks' hashes)
+    suite: str | None = None  # Debian: the release debootstrap makes (`tfenv base OS`)
+    local_base: str | None = None  # Debian: the image `tfenv base OS` makes, used when base_image cannot be pulled
 
 
 @dataclass(frozen=True)
@@ -190,8 +192,8 @@ class WslSettings:
     windows_build_min: int
     driver_min_windows: str
     distros: dict[str, WslDistro]
-    lib_dir: str | None = None  # where the Windows driver's libcuda.so is inside WSL 2
-    linux_driver_packages: str | None = None  # regex of the Linux driver packages never to install in WSL
+    lib_dir: str  # where the Windows driver's libcuda.so is inside WSL 2
+    linux_driver_packages: str  # regex of the Linux driver packages never to install in WSL
 
 
 @dataclass(frozen=True)

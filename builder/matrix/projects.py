@@ -22,10 +22,7 @@ def parse_projects(c: Checker, raw: Any) -> dict:
             requirement(c, bound, f"projects.bounds[{i}].bounds[{j}]")
     c.str_map(m.get("backports", {}), "projects.backports")
     c.strings(m.get("windows_only", []), "projects.windows_only")
-    runtime_apt = m.get("runtime_apt", {})
-    c.mapping(runtime_apt, "projects.runtime_apt", optional=runtime_apt.keys() if isinstance(runtime_apt, dict) else ())
-    for name, packages in runtime_apt.items():
-        c.strings(packages, f"projects.runtime_apt.{name}")
+    c.str_map(m.get("runtime_apt", {}), "projects.runtime_apt", each=c.strings)
     return dict(m)
 
 

@@ -5,14 +5,13 @@ Every error names the file, the key path and what was expected, in one line.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from builder.core import paths
 from builder.core.errors import TfenvError
 from builder.matrix import projects
-from builder.matrix.checker import DATE, Checker, type_name
+from builder.matrix.checker import Checker, type_name
 from builder.matrix.model import (
     Copy,
     CudaStack,
@@ -112,32 +111,9 @@ def _parse_windows(c: Checker, raw: Any) -> WindowsSettings:
             c.fail(f"windows.python.{line}", f"expected a {line}.N release, got {release!r}")
     return WindowsSettings(
         python=python,
-        vc_runtime=_dll_names(c, m["vc_runtime"], "windows.vc_runtime"),
-        vc_runtime_url=_https(c, m["vc_runtime_url"], "windows.vc_runtime_url"),
+        vc_runtime=c.dll_names(m["vc_runtime"], "windows.vc_runtime"),
+        vc_runtime_url=c.https(m["vc_runtime_url"], "windows.vc_runtime_url"),
     )
-
-
-def _dll_names(c: Checker, value: Any, path: str) -> tuple[str, ...]:
-    names = c.strings(value, path)
-    for i, name in enumerate(names):
-        if not name.lower().endswith(".dll") or "/" in name or "\\" in name:
-            c.fail(f"{path}[{i}]", f"expected a bare DLL name like 'cudart64_110.dll', got {name!r}")
-    return names
-
-
-def _https(c: Checker, value: Any, path: str) -> str:
-    text = c.string(value, path)
-    if not text.startswith("https://") or any(ch in text for ch in " '\"`"):
-        c.fail(path, f"expected an https:// URL without quotes or spaces, got {text!r}")
-    return text
-
-
-def _hex(c: Checker, value: Any, path: str, length: int) -> str:
-    """A checksum: `length` lower-case hex digits, or "" for none."""
-    text = c.string(value, path) if value != "" else ""
-    if text and not re.fullmatch(rf"[0-9a-f]{{{length}}}", text):
-        c.fail(path, f"expected {length} lower-case hex digits, got {text!r}")
-    return text
 
 
 def _parse_windows_cuda(c: Checker, p: str, raw: Any) -> WindowsCuda:
@@ -155,33 +131,33 @@ def _parse_windows_cuda(c: Checker, p: str, raw: Any) -> WindowsCuda:
         i = c.mapping(m["installer"], f"{p}.installer", required=("url", "components", "dll_dirs"),
                       optional=("md5", "md5_source"))
         installer = WindowsInstaller(
-            url=_https(c, i["url"], f"{p}.installer.url"),
+            url=c.https(i["url"], f"{p}.installer.url"),
             components=c.strings(i["components"], f"{p}.installer.components"),
             dll_dirs=c.strings(i["dll_dirs"], f"{p}.installer.dll_dirs"),
-            md5=_hex(c, i.get("md5", ""), f"{p}.installer.md5", 32),
-            md5_source=_https(c, i["md5_source"], f"{p}.installer.md5_source") if i.get("md5") else "",
+            md5=c.hex(i.get("md5", ""), f"{p}.installer.md5", 32),
+            md5_source=c.https(i["md5_source"], f"{p}.installer.md5_source") if i.get("md5") else "",
         )
     copies = []
     for i, raw_copy in enumerate(c.items(m.get("copies", []), f"{p}.copies")):
         cp = c.mapping(raw_copy, f"{p}.copies[{i}]", required=("from", "to"))
-        copies.append(Copy(_dll_names(c, [cp["from"]], f"{p}.copies[{i}].from")[0],
-                           _dll_names(c, [cp["to"]], f"{p}.copies[{i}].to")[0]))
+        copies.append(Copy(c.dll_names([cp["from"]], f"{p}.copies[{i}].from")[0],
+                           c.dll_names([cp["to"]], f"{p}.copies[{i}].to")[0]))
     return WindowsCuda(
         source=source,
         pip=c.str_map(m["pip"], f"{p}.pip") if "pip" in m else {},
         cudnn=c.version(m["cudnn"], f"{p}.cudnn") if "cudnn" in m else None,
         installer=installer,
         cudnn_zip=c.string(m["cudnn_zip"], f"{p}.cudnn_zip") if "cudnn_zip" in m else None,
-        cudnn_zip_sha256=_hex(c, m["cudnn_zip_sha256"], f"{p}.cudnn_zip_sha256", 64) or None
+        cudnn_zip_sha256=c.hex(m["cudnn_zip_sha256"], f"{p}.cudnn_zip_sha256", 64) or None
         if m.get("cudnn_zip_sha256") else None,
         copies=tuple(copies),
-        cudnn_dlls=_dll_names(c, m.get("cudnn_dlls", []), f"{p}.cudnn_dlls"),
+        cudnn_dlls=c.dll_names(m.get("cudnn_dlls", []), f"{p}.cudnn_dlls"),
     )
 
 
 def _parse_wsl(c: Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSettings:
-    m = c.mapping(raw, "wsl", required=("windows_build_min", "driver_min_windows", "distros"),
-                  optional=("lib_dir", "linux_driver_packages"))
+    m = c.mapping(raw, "wsl", required=("windows_build_min", "driver_min_windows", "lib_dir", "linux_driver_packages",
+                                        "distros"))
     build = m["windows_build_min"]
     if not isinstance(build, int) or isinstance(build, bool) or build <= 0:
         c.fail("wsl.windows_build_min", f"expected a positive integer, got {type_name(build)}")
@@ -197,8 +173,8 @@ def _parse_wsl(c: Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSe
         )
     if not distros:
         c.fail("wsl.distros", "expected at least one distribution")
-    extra = {k: c.string(m[k], f"wsl.{k}") for k in ("lib_dir", "linux_driver_packages") if k in m}
-    return WslSettings(build, c.version(m["driver_min_windows"], "wsl.driver_min_windows"), distros, **extra)
+    facts = {k: c.string(m[k], f"wsl.{k}") for k in ("lib_dir", "linux_driver_packages")}
+    return WslSettings(build, c.version(m["driver_min_windows"], "wsl.driver_min_windows"), distros, **facts)
 
 
 def _parse_wsl_cuda(c: Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:
@@ -237,8 +213,11 @@ def _parse_image(c: Checker, raw: Any) -> ImageSettings:
 
 def _parse_os(c: Checker, name: str, raw: Any) -> OsVariant:
     p = f"os.{name}"
-    m = c.mapping(raw, p, required=("family", "base_image", "python", "packages"), optional=("glibc",))
+    m = c.mapping(raw, p, required=("family", "base_image", "python", "packages"),
+                  optional=("glibc", "suite", "local_base"))
     family = c.one_of(m["family"], f"{p}.family", ("ubuntu", "debian"), "OS family")
+    if ("suite" in m) != ("local_base" in m) or ("suite" in m) != (family == "debian"):
+        c.fail(p, "a Debian variant has suite and local_base (what `tfenv base` makes), an Ubuntu one neither")
     return OsVariant(
         name=name,
         family=family,
@@ -246,6 +225,8 @@ def _parse_os(c: Checker, name: str, raw: Any) -> OsVariant:
         python=c.version(m["python"], f"{p}.python"),
         packages=c.str_map(m["packages"], f"{p}.packages"),
         glibc=c.version(m["glibc"], f"{p}.glibc") if m.get("glibc") is not None else "2.17",
+        suite=c.string(m["suite"], f"{p}.suite") if "suite" in m else None,
+        local_base=c.reference(m["local_base"], f"{p}.local_base") if "local_base" in m else None,
     )
 
 
@@ -258,8 +239,8 @@ def _parse_sonames(c: Checker, name: str, raw: Any) -> tuple[tuple[str, ...], ..
         if ".so." not in so:
             c.fail(f"{p}.required[{i}]", f"expected a soname like 'libcudart.so.11.0', got {so!r}")
     return (required, c.strings(m.get("optional", []), f"{p}.optional"),
-            _dll_names(c, m.get("windows", []), f"{p}.windows"),
-            _dll_names(c, m.get("windows_optional", []), f"{p}.windows_optional"))
+            c.dll_names(m.get("windows", []), f"{p}.windows"),
+            c.dll_names(m.get("windows_optional", []), f"{p}.windows_optional"))
 
 
 def _parse_cuda(c: Checker, version: str, raw: Any, os_variants: dict[str, OsVariant]) -> CudaStack:
@@ -336,7 +317,7 @@ def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
                                                                                             f"{p}.shims"))),
         os=os_names,
         pins=c.str_map(m["pins"], f"{p}.pins"),
-        lock_date=_date(c, m["lock_date"], f"{p}.lock_date"),
+        lock_date=c.date(m["lock_date"], f"{p}.lock_date"),
         ecosystem=c.str_map(m.get("ecosystem", {}), f"{p}.ecosystem"),
     )
     for package, spec in env.ecosystem.items():
@@ -357,7 +338,8 @@ def _parse_env(c, name, raw, os_variants, sonames, cuda) -> Env:
         if variant.family == "ubuntu" and (not stack.ubuntu or os_name not in stack.ubuntu.repos):
             c.fail(where, f"CUDA {stack.version} has no NVIDIA repository for {os_name}")
         if variant.family == "debian" and not stack.debian:
-            c.fail(where, f"CUDA {stack.version} has no Debian packages (only CUDA 11.2 is in bullseye)")
+            packaged = ", ".join(v for v, s in cuda.items() if s.debian)
+            c.fail(where, f"CUDA {stack.version} has no Debian packages (only CUDA {packaged} is in {variant.suite})")
         if not env.supports_python(variant.python):
             c.fail(where, f"{os_name} has Python {variant.python}, outside TF {env.tensorflow}'s "
                           f"{env.python_min}-{env.python_max}")
@@ -380,21 +362,3 @@ def _check_cudnn(c: Checker, path: str, wanted: str, stack: CudaStack) -> None:
 def _parse_shim(c: Checker, path: str, raw: Any) -> Shim:
     m = c.mapping(raw, path, required=("link", "to"))
     return Shim(c.string(m["link"], f"{path}.link"), c.string(m["to"], f"{path}.to"))
-
-
-def _date(c: Checker, value: Any, path: str) -> str:
-    """A calendar date as text. The strict YAML loader keeps dates as strings; a timestamp is refused."""
-    import datetime
-
-    if isinstance(value, datetime.datetime):
-        c.fail(path, f"expected a date like '2022-12-31', got the timestamp {value.isoformat()!r}")
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    text = c.string(value, path)
-    try:
-        if not DATE.fullmatch(text):
-            raise ValueError(text)
-        datetime.date.fromisoformat(text)
-    except ValueError:
-        c.fail(path, f"expected a date like '2022-12-31', got {text!r}")
-    return text

@@ -1,7 +1,7 @@
 """The library checks: every library the target environment's TF loads, where the loader finds it or what to
 do; without a target environment, a skip that says how to name one."""
 
-from typing import List
+from typing import List, Optional
 
 from builder.diagnose.i18n import t
 from builder.doctor.host import FAIL, OK, SKIP, WARN, Check, Host, in_container, wsl_fact, wsl_version
@@ -66,7 +66,7 @@ def check_libraries(facts: dict, env: str, host: Host) -> List[Check]:
     return checks
 
 
-def _library_check(f: Found, host: Host, search: LibSearch, shims, win: bool, e: dict, wsl_lib: str) -> Check:
+def _library_check(f: Found, host: Host, search: LibSearch, shims, win: bool, e: dict, wsl_lib: Optional[str]) -> Check:
     name = f.name
     driver = name in DRIVER_LIBS
     cid = "lib:driver" if driver else f"lib:{name}"
@@ -93,8 +93,9 @@ def _library_check(f: Found, host: Host, search: LibSearch, shims, win: bool, e:
                      t("install CUDA {cuda}'s libraries and cuDNN {cudnn} (they can live beside the other CUDA), or "
                        "use the Docker image", **fields))
     if driver:
+        in_wsl = wsl_lib and wsl_version(host)
         fix = (t("start the container with --gpus all") if in_container(host)
-               else f"export LD_LIBRARY_PATH={wsl_lib}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}" if wsl_version(host)
+               else f"export LD_LIBRARY_PATH={wsl_lib}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}" if in_wsl
                else t("install the NVIDIA driver"))
         return Check(cid, FAIL, t("{name} (the NVIDIA driver) not found", name=name), fix)
     return Check(cid, FAIL, t("{name} not found", name=name),

@@ -12,23 +12,24 @@ ID = "wsl"
 
 
 def check(ctx) -> List[Check]:
-    host = ctx.host
-    if wsl_version(host) != 2:
+    host, lib_dir = ctx.host, wsl_fact(ctx.facts, "lib_dir")
+    if wsl_version(host) != 2 or lib_dir is None:  # no facts: wsl_fact says why nothing is checked then
         return []
+    driver = wsl_fact(ctx.facts, "driver_min_windows")
     checks = []
     if host.exists("/dev/dxg"):
         checks.append(Check("wsl:dxg", OK, t("/dev/dxg present (GPU paravirtualization)")))
     else:
         checks.append(Check("wsl:dxg", FAIL, t("/dev/dxg missing: this WSL has no GPU"),
-                            t("Windows 11 or 10 21H2+, the NVIDIA Windows driver R495+, then {update} and {shutdown}",
-                              update="wsl --update", shutdown="wsl --shutdown")))
-    libcuda = wsl_fact(ctx.facts, "lib_dir") + "/libcuda.so.1"
+                            t("Windows 11 or 10 21H2+, the NVIDIA Windows driver {driver} or newer, then {update} and "
+                              "{shutdown}", driver=driver, update="wsl --update", shutdown="wsl --shutdown")))
+    libcuda = lib_dir + "/libcuda.so.1"
     if host.exists(libcuda):
         checks.append(Check("wsl:libcuda", OK, t("{path} present (from the Windows driver)", path=libcuda)))
     else:
         checks.append(Check("wsl:libcuda", FAIL, t("{path} missing", path=libcuda),
-                            t("install the NVIDIA Windows driver R495+ (on Windows, not in WSL), then {shutdown}",
-                              shutdown="wsl --shutdown")))
+                            t("install the NVIDIA Windows driver {driver} or newer (on Windows, not in WSL), then "
+                              "{shutdown}", driver=driver, shutdown="wsl --shutdown")))
     return checks + [_linux_driver_check(host, re.compile(wsl_fact(ctx.facts, "linux_driver_packages")))]
 
 

@@ -11,10 +11,11 @@ import pytest
 
 from builder import doctor
 from builder.doctor import checks as registry
-from builder.doctor.host import WSL_DEFAULTS
+from builder.doctor.facts import WSL_FACTS, check_facts
+from builder.doctor.host import DoctorError
 from builder.matrix.facts import facts_from_matrix
 from tests.fakes import hosts
-from tests.helpers import matrix
+from tests.helpers import ROOT, matrix
 
 
 @pytest.fixture(scope="module")
@@ -30,16 +31,33 @@ def test_every_check_module_is_registered_once_with_id_and_check():
     assert [m.ID for m in registry.CHECKS][:3] == ["platform", "gpu", "cuda-max"]  # the report's order
 
 
-def test_the_facts_carry_the_wsl_facts_and_the_fallback_agrees(facts):
-    """matrix.yaml is the home; host.py's copy is for a run without facts and must not drift from it."""
-    assert {k: facts["wsl"][k] for k in WSL_DEFAULTS} == WSL_DEFAULTS
+def test_the_facts_carry_the_wsl_facts_whole_and_doctor_keeps_no_copy(facts):
+    """matrix.yaml is the one home: the facts carry every WSL fact the checks read, facts missing one are refused,
+    and doctor's code writes none of them itself."""
+    assert all(isinstance(facts["wsl"][k], str) and facts["wsl"][k] for k in WSL_FACTS)
+    broken = copy.deepcopy(facts)
+    del broken["wsl"]["driver_min_windows"]
+    with pytest.raises(DoctorError, match="wsl.driver_min_windows: missing"):
+        check_facts(broken, "facts.json")
+    code = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "builder" / "doctor").rglob("*.py"))
+    for key in WSL_FACTS:  # as a string literal (a docstring may name the folder)
+        assert not any(q + facts["wsl"][key] + q in code for q in "\"'"), key
+    assert "R" + facts["wsl"]["driver_min_windows"].split(".")[0] not in code
+
+
+def test_without_facts_a_wsl_host_gets_no_wsl_checks_and_a_fix_without_a_driver_version(tmp_path):
+    host = hosts.wsl_host(tmp_path, dxg=False)
+    checks = {c.id: c for c in doctor.diagnose(None, host).checks}
+    assert not any(i.startswith("wsl:") for i in checks) and checks["facts"].status == "warn"
 
 
 def test_the_wsl_checks_read_the_library_folder_and_driver_packages_from_the_facts(tmp_path, facts):
     moved = copy.deepcopy(facts)
     moved["wsl"]["lib_dir"] = "/opt/wsl-lib"
     moved["wsl"]["linux_driver_packages"] = r"^nothing-matches$"
+    moved["wsl"]["driver_min_windows"] = "999.0"
     checks = {c.id: c for c in doctor.diagnose(moved, hosts.wsl_host(tmp_path, linux_driver=True), "tf29").checks}
     assert checks["wsl:libcuda"].message == "/opt/wsl-lib/libcuda.so.1 missing"
+    assert "driver 999.0 or newer" in checks["wsl:libcuda"].fix
     assert all(not p.startswith("nvidia-driver") for p in checks["wsl:linux-driver"].message.split(": ")[-1]
                .split(", "))

@@ -1,5 +1,5 @@
-"""Every version the matrix owns is written in matrix.yaml alone: no string in builder/'s code (docstrings,
-the usual place for an example, aside) and no template spells one of them."""
+"""Every version (and Debian suite and base image name) the matrix owns is written in matrix.yaml alone: no string
+in builder/'s code (docstrings, the usual place for an example, aside) and no template spells one of them."""
 
 from __future__ import annotations
 
@@ -24,8 +24,13 @@ def owned_versions() -> dict[str, str]:
     for release, mins in m.nvidia.driver_min.items():
         for platform, driver in mins.items():
             owned[driver] = f"nvidia.driver_min.{release}.{platform}"
+    for variant in m.os.values():
+        if variant.suite:
+            owned[variant.suite] = f"os.{variant.name}.suite"
+            owned[variant.local_base] = f"os.{variant.name}.local_base"
     if m.wsl:
         owned[m.wsl.driver_min_windows] = "wsl.driver_min_windows"
+        owned["R" + m.wsl.driver_min_windows.split(".")[0]] = "wsl.driver_min_windows (as NVIDIA names a branch)"
     return owned
 
 
@@ -56,6 +61,7 @@ def test_no_code_or_template_writes_a_version_the_matrix_owns():
 def test_the_grep_finds_what_it_looks_for():
     owned = owned_versions()
     assert "23.0.1" in owned and any(v.startswith("2.9") for v in owned) and len(owned) > 20
+    assert {"bullseye", "tfenv/debian:bullseye", "R495"} <= set(owned)
     assert list(_strings('"""doc 23.0.1"""\nPIP = "23.0.1"\n')) == [(2, "23.0.1")]
 
 
