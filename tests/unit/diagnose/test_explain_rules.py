@@ -164,6 +164,8 @@ CASES += [
     ("wsl-insider-build", "Microsoft Windows [Version 10.0.21343.1000]\nLinux version 5.4.91-microsoft-standard-WSL2\n"
      "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
      "wsl-gpu-unavailable", "Insider"),
+    ("wsl-old-kernel", "Linux version 4.19.104-microsoft-standard (oe-user@oe-host)\n$ nvidia-smi\nNVIDIA-SMI has "
+     "failed because it couldn't communicate with the NVIDIA driver.", "wsl-gpu-unavailable", "wsl --update"),
     ("wsl-devices-busy", "Linux PC 5.4.72-microsoft-standard-WSL2\nRuntimeError: CUDA runtime implicit initialization "
      "on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable", "wsl-gpu-unavailable",
      "Windows build"),
