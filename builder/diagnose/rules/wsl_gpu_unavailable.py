@@ -4,9 +4,10 @@ Which WSL cause wins (the definitions, in this order): a Linux NVIDIA driver the
 package, its libraries in the ld cache, a driver/library mismatch: wsl-linux-driver) comes first; then the Windows
 side not giving the GPU (this rule: /dev/dxg or libdxcore missing, NVML's "GPU access blocked by the operating
 system", a GPU in the TCC driver model, the runtime finding the device busy or unavailable or no driver version
-behind "driver insufficient", a Windows build below WSL's minimum or an Insider build or a WSL kernel before 4.19.121,
-beside a failure); then the process not loading WSL's libcuda (wsl-lib-path). A failure that names no side
-(nvidia-smi "couldn't communicate", cuInit NO_DEVICE) goes to this rule only with Windows-side evidence.
+behind "driver insufficient"; beside a failure, a Windows build below WSL's minimum or an Insider build, a WSL kernel
+before 4.19.121 or a Windows driver below wsl.driver_min_windows); then the process not loading WSL's libcuda
+(wsl-lib-path). A failure that names no side (nvidia-smi "couldn't communicate", cuInit NO_DEVICE) goes to this rule
+only with Windows-side evidence.
 """
 
 from builder.diagnose.finding import Finding
@@ -57,6 +58,11 @@ def windows_side(log, ctx):
     kernel = log.first("kernel_wsl2")
     if kernel and vkey(kernel.groups[0].split("-")[0]) < WSL_KERNEL_MIN and log.has(*FAILURES):
         evidence.append(kernel)
+    # nvidia-smi's header in WSL 2 shows the Windows driver: below the first one with CUDA for WSL 2
+    minimum = ((ctx.facts or {}).get("wsl") or {}).get("driver_min_windows")
+    smi = log.first("smi_header")
+    if smi and minimum and vkey(smi.groups[0]) < vkey(minimum) and log.has(*FAILURES):
+        evidence.append(smi)
     return evidence
 
 

@@ -166,6 +166,9 @@ CASES += [
      "wsl-gpu-unavailable", "Insider"),
     ("wsl-old-kernel", "Linux version 4.19.104-microsoft-standard (oe-user@oe-host)\n$ nvidia-smi\nNVIDIA-SMI has "
      "failed because it couldn't communicate with the NVIDIA driver.", "wsl-gpu-unavailable", "wsl --update"),
+    ("wsl-old-windows-driver", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n| NVIDIA-SMI 461.92       Driver Version: "
+     "461.92       CUDA Version: 11.2     |\nCUDA error at helper_cuda.h:777 code=35(cudaErrorInsufficientDriver)",
+     "wsl-gpu-unavailable", "495"),
     ("wsl-devices-busy", "Linux PC 5.4.72-microsoft-standard-WSL2\nRuntimeError: CUDA runtime implicit initialization "
      "on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable", "wsl-gpu-unavailable",
      "Windows build"),
