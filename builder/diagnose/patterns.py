@@ -38,7 +38,7 @@ PATTERNS = [
     # the same self_check message as a translated traceback prints it ("... DLL ( s) 'msvcp140.dll hoặc ...'")
     ("load_fail", _p(r"DLL ?\( ?s\) '([^'\n]{1,200}\.dll)'", "DLL ( s) '", "DLL (s) '", "DLL( s) '")),
     ("load_fail", _p(r"Could not locate (\w{1,60}\.dll)")),
-    ("load_fail", _p(r"Could not load library (\w{1,60}\.(?:dll|so[\d.]*))")),
+    ("load_fail", _p(r"Could not load library (\w{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4}))")),
     ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.? ")),
     ("load_fail", _p(r"Unable to load ([\w.-]{1,100}\.dll)")),
     ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4}): cannot open shared object file",
@@ -114,8 +114,9 @@ PATTERNS = [
     # `print(tf.config.list_physical_devices('GPU'))` answered by `[]`, perhaps after a version line
     ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)[^\n]{0,120}\n(?:[^\n]{0,40}\n)?(?:>>> )?\[\]",
                     "list_physical_devices(", span=2)),
-    # device_lib.list_local_devices(): one DeviceAttributes per device (`device_type: "CPU"`, "GPU", "XLA_GPU" ...)
-    ("device_type", _p(r"device_type: \"(\w{1,20})\"", 'device_type: "')),
+    # the devices TF lists: device_lib.list_local_devices()'s `device_type: "CPU"` and tf.config's
+    # `PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')`
+    ("device_type", _p(r"device_type(?:: \"|=')(\w{1,20})[\"']", 'device_type: "', "device_type='")),
     ("ci", _p(r"(/opt/hostedtoolcache|##\[error\]|/home/runner/work/|/home/travis/)", *_CI)),
     ("gpus_available", _p(r"Num GPUs Available:?\s*(\d+)", 'GPUs Available')),
     # cuDNN
@@ -137,8 +138,9 @@ PATTERNS = [
                      r"libdevice\.10\.bc[^\n]{0,120})", 'libdevice')),
     ("ptxas", _p(r"((?:Couldn't|Can't|Could not|Failed to) (?:invoke|find|get) ptxas[^\n]{0,200}|"
                  r"ptxas (?:exited|returned|fatal)[^\n]{0,200}|ptxas[^\n]{0,20} not found[^\n]{0,100})", 'ptxas')),
-    ("ptxas_arch", _p(r"Value '(sm_\d{2,3})' is not defined for option 'gpu-name'",
-                      "is not defined for option 'gpu-name'")),
+    # ptxas' and nvcc's option parsers: a compiler older than the GPU (sm_86, sm_90a) names the target it lacks
+    ("ptxas_arch", _p(r"Value '(sm_\d{2,3})[a-z]?' is not defined for option '(gpu-name|gpu-architecture)'",
+                      "is not defined for option 'gpu-")),
     # Python packages
     ("numpy2", _p(r"compiled using NumPy 1\.x cannot be run in\s+NumPy 2", span=True)),
     # numpy 2's own advice closing that message (numpy/_core/_multiarray_umath.py), when the paste starts there
@@ -254,7 +256,9 @@ CONTAINER = [
     # the hook's `exec command: [... nvidia-container-cli ... --require=cuda>=9.0 ...]` (toolkit 1.0): the same
     # condition when a paste wraps the "unsatisfied condition" line
     ("nvc_require_arg", _p(r"--require=(cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})", "--require=")),
-    ("nvc_requirement_error", _p(r"nvidia-container-cli: requirement error")),
+    # not `requirement error: invalid expression` (a toolkit too old to parse the image's NVIDIA_REQUIRE_CUDA)
+    ("nvc_requirement_error", _p(r"nvidia-container-cli: requirement error: (?!invalid)",
+                                 "nvidia-container-cli: requirement error")),
     ("nvc_requirement", _p(r"unsatisfied condition: (cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})",
                            "unsatisfied condition:")),
     ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "

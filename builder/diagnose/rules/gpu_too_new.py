@@ -42,14 +42,20 @@ def check(log, ctx):
 
 
 def _old_ptxas(log, ctx, arch):
-    target = arch.groups[0]  # sm_86
+    """ptxas (gpu-name) or nvcc (gpu-architecture) from a CUDA older than the GPU."""
+    target, option = arch.groups  # sm_86, gpu-name
+    tool = "ptxas" if option == "gpu-name" else "nvcc"
     cc = f"{target[3:-1]}.{target[-1]}"
     first = ((ctx.facts or {}).get("first_cuda_for_arch") or {}).get(cc, "")
     need = t("CUDA {first} or newer", first=first) if first else t("a newer CUDA")
-    cause = t("The GPU (compute capability {cc}, {arch}) is newer than the CUDA whose ptxas compiles TF's and XLA's "
-              "kernels: that ptxas does not know {arch}, so TF falls back to the driver's slower compilation or "
-              "fails.", cc=cc, arch=target)
-    fix = t("put the ptxas of {need} first on PATH (only ptxas needs to be newer; it is in the toolkit's bin folder, "
-            "or `conda install -c nvidia cuda-nvcc`), or use a TF built for {need}", need=need)
+    if tool == "ptxas":
+        cause = t("The GPU (compute capability {cc}, {arch}) is newer than the CUDA whose ptxas compiles TF's and "
+                  "XLA's kernels: that ptxas does not know {arch}, so TF falls back to the driver's slower compilation "
+                  "or fails.", cc=cc, arch=target)
+    else:
+        cause = t("The GPU (compute capability {cc}, {arch}) is newer than the CUDA toolkit whose nvcc compiles the "
+                  "kernels: that nvcc does not know {arch}.", cc=cc, arch=target)
+    fix = t("put the {tool} of {need} first on PATH (only {tool} needs to be newer; it is in the toolkit's bin folder, "
+            "or `conda install -c nvidia cuda-nvcc`), or use a TF built for {need}", tool=tool, need=need)
     return Finding(ID, t("The GPU is newer than this TensorFlow build"), [arch.line], cause, fix, tfenv_way(ctx),
                    rank=44)

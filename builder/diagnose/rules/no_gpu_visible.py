@@ -1,10 +1,11 @@
 """No GPU device is visible to the process (a container without --gpus, CUDA_VISIBLE_DEVICES).
 
-Which cause wins: in a container whose image carries CUDA (TF opened its runtime libraries there), a missing
-/dev/nvidia0 with a missing libcuda.so.1 is one cause, a container started without a GPU request (the NVIDIA
-toolkit mounts the device and the driver library together, or neither): no-gpu-visible, ahead of libcuda-missing
-and the harmless no-GPU note. Without CUDA libraries in sight, TF's probe finding no driver is no-gpu-harmless;
-a driver library missing while the log shows a GPU, or the import fails, is libcuda-missing."""
+Which cause wins: in a container built for a GPU (TF opened the image's CUDA libraries, or NVIDIA's CUDA image
+paths /usr/local/nvidia are on LD_LIBRARY_PATH), a missing libcuda.so.1 means the container was started without
+a GPU request (the NVIDIA toolkit mounts the driver library and the devices together, or neither):
+no-gpu-visible, ahead of libcuda-missing and the harmless no-GPU note. Without CUDA libraries in sight, TF's
+probe finding no driver is no-gpu-harmless; a driver library missing on a host where the log shows a GPU, or
+that stops the import, is libcuda-missing."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -21,12 +22,13 @@ def check(log, ctx):
     if no_device or evidence:
         evidence += log.all("no_driver_running")[:1]
     failed = libcuda_failures(log)
-    if not evidence or (failed and not _gpu_image_without_gpu(log, ctx)):
+    if failed and not _gpu_image_without_gpu(log, ctx):
+        return None
+    if not (evidence or failed):
         return None
     evidence += [ev for _, ev in failed[:1]]
     if failed:
-        cause = t("The image carries CUDA, but neither the GPU device (/dev/nvidia0) nor the driver's libcuda.so.1 is "
-                  "in the container.")
+        cause = t("The image carries CUDA, but the driver's libcuda.so.1 (and the GPU device) is not in the container.")
     else:
         cause = t("The driver library (libcuda) loaded, but no GPU device is visible to this process.")
     if ctx.container:
@@ -42,10 +44,12 @@ def check(log, ctx):
                 "--gpus all ...`; on the host: check that nvidia-smi lists the GPU, that CUDA_VISIBLE_DEVICES is not "
                 "set to -1 or empty, and that /dev/nvidia0 exists (the nvidia kernel module is loaded)")
     return Finding(ID, t("No GPU device is visible to TensorFlow"), [ev.line for ev in evidence], cause, fix,
-                   tfenv_way(ctx), rank=40, supersedes=("libcuda-missing", "no-gpu-harmless") if failed else ())
+                   tfenv_way(ctx), rank=30 if failed else 40,  # as libcuda-missing in a container
+                   supersedes=("libcuda-missing", "no-gpu-harmless") if failed else ())
 
 
 def _gpu_image_without_gpu(log, ctx):
-    """A container with the CUDA runtime of its image loaded, no /dev/nvidia0 and no driver library."""
-    return bool(ctx.container and log.has("dev_missing")
-                and any(family(n) != "cuda" for n in log.opened_libraries()))
+    """A container built for a GPU (its CUDA libraries loaded, or NVIDIA's CUDA image paths) without the driver's
+    library: the toolkit did not set it up."""
+    return bool(ctx.container and (log.has("container_path")
+                                   or any(family(n) != "cuda" for n in log.opened_libraries())))
