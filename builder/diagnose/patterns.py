@@ -295,6 +295,9 @@ NGC = [
 WSL = [
     ("wsl_not_symlink", _p(r"((?:/usr/lib/wsl/lib/)?libcuda\.so[\d.]{0,12}) is not a symbolic link",
                            "is not a symbolic link")),
+    # Triton's libcuda_dirs() (python/triton/common/build.py) when `ldconfig -p` lists no libcuda.so: in WSL 2 the
+    # Windows driver's copy is skipped by ldconfig; elsewhere the driver's folder is not in the ld cache
+    ("triton_no_libcuda", _p(r"libcuda\.so cannot found")),
     # nvidia-smi cannot load NVML (in WSL 2: /usr/lib/wsl/lib is not where the loader looks)
     ("smi_no_nvml", _p(r"NVIDIA-SMI couldn't find libnvidia-ml\.so library", "NVIDIA-SMI couldn't find")),
     # the unversioned libcuda.so, which the Linux driver always installs but WSL's ldconfig skips (a copy, not a

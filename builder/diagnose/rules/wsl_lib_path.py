@@ -47,13 +47,13 @@ def check(log, ctx):
     # the stub answering after libcuda.so.1 was not found: someone put .../stubs on the path to get past it
     other = _other_libcuda(log) if not failed or log.has("stub_libcuda") else []
     cudnn = [] if failed else _cudnn_sub_library(log)
+    failed = failed or log.all("triton_no_libcuda")[:1]
     evidence = failed[:1] + other + cudnn + log.all("smi_not_found")[:1] + log.all("smi_no_nvml")[:1]
     if not evidence:
         return _nvml_unversioned(log)
     if other:
         return _other_found(log, failed[:1] + other)
-    name = (libcuda_failures(log)[0][0] if failed else "libcuda.so" if cudnn else
-            "libnvidia-ml.so.1" if log.has("smi_no_nvml") and not log.has("smi_not_found") else "nvidia-smi")
+    name = _missing_name(log, failed or cudnn)
     cause = t("In WSL 2 the Windows driver provides {name} in {folder}; this process does not look there (the "
               "folder is not on its search path, and ldconfig skips the unversioned libcuda.so, a copy rather "
               "than a link).", name=name, folder=WSL_LIB)
@@ -67,6 +67,16 @@ def check(log, ctx):
     return Finding(ID, t("{name} is in {folder}, which this process does not search", name=name, folder=WSL_LIB),
                    lines(evidence), cause, fix, t("`tfenv wsl` writes an environment that sets this path"), rank=12,
                    supersedes=SUPERSEDES + ("missing-cudnn",) if cudnn else SUPERSEDES)
+
+
+def _missing_name(log, libcuda):
+    """What the process could not find: the libcuda it named, nvidia-smi's NVML, or nvidia-smi itself."""
+    named = libcuda_failures(log)
+    if named:
+        return named[0][0]
+    if libcuda:
+        return "libcuda.so"
+    return "libnvidia-ml.so.1" if log.has("smi_no_nvml") and not log.has("smi_not_found") else "nvidia-smi"
 
 
 def _other_found(log, evidence):

@@ -173,6 +173,9 @@ CASES += [
      "operating system", "wsl-gpu-unavailable", "wsl --update"),
     ("wsl-smi-no-nvml", "Linux PC 5.15.153.1-microsoft-standard-WSL2\n$ nvidia-smi\nNVIDIA-SMI couldn't find "
      "libnvidia-ml.so library in your system.", "wsl-lib-path", "ldconfig"),
+    ("wsl-triton-libcuda", "Linux PC 5.15.153.1-microsoft-standard-WSL2\n  File \"/home/u/.venv/lib/python3.10/site-"
+     "packages/triton/common/build.py\", line 30, in libcuda_dirs\nAssertionError: libcuda.so cannot found!",
+     "wsl-lib-path", "/usr/lib/wsl/lib"),
     ("wsl-devices-busy", "Linux PC 5.4.72-microsoft-standard-WSL2\nRuntimeError: CUDA runtime implicit initialization "
      "on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable", "wsl-gpu-unavailable",
      "Windows build"),
