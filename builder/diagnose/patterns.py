@@ -139,6 +139,9 @@ PATTERNS = [
     ("ptxas", _p(r"((?:Couldn't|Can't|Could not|Failed to) (?:invoke|find|get) ptxas[^\n]{0,200}|"
                  r"ptxas (?:exited|returned|fatal)[^\n]{0,200}|ptxas[^\n]{0,20} not found[^\n]{0,100})", 'ptxas')),
     # ptxas' and nvcc's option parsers: a compiler older than the GPU (sm_86, sm_90a) names the target it lacks
+    # XLA's asm_compiler.cc when the ptxas it found is older than the GPU: "Falling back to the CUDA driver for PTX
+    # compilation; ptxas does not support CC 8.6"
+    ("ptxas_cc", _p(r"ptxas does not support CC (\d{1,2}\.\d)")),
     ("ptxas_arch", _p(r"Value '(sm_\d{2,3})[a-z]?' is not defined for option '(gpu-name|gpu-architecture)'",
                       "is not defined for option 'gpu-")),
     # Python packages
