@@ -82,6 +82,8 @@ PATTERNS = [
     ("compat_not_supported", _p(r"(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|forward compatibility was attempted)",
                                 'CUDA_ERROR_COMPAT_NOT_SUPPORTED', 'forward compatibility was attempted')),
     ("system_driver_mismatch", _p(r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH")),
+    # the runtime's text for the same code (cudaErrorSystemDriverMismatch, 803), as PyTorch and CUDA programs print it
+    ("system_driver_mismatch", _p(r"system has unsupported display driver / cuda driver combination")),
     ("cuda_error", _p(r"(CUDA_ERROR_[A-Z_]{2,60})", 'CUDA_ERROR_')),
     ("cuda_error", _p(r"(cudaError[A-Z]\w{2,60})", 'cudaError')),
     # the runtime's cudaGetErrorString for cudaErrorNoDevice (100) and cudaErrorDevicesUnavailable (46), as
