@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from builder.core import progress  # noqa: E402
+from builder.core import files, progress  # noqa: E402
 from builder.docker import daemon, images  # noqa: E402
 from builder.matrix import validate  # noqa: E402
 
@@ -114,7 +114,8 @@ def main() -> None:
 
     m = validate.load()
     c = daemon.client()
-    opts = {"repo": args.repo, "base_image": args.base_image, "ca_cert": args.ca_cert, "pull": False}
+    opts = {"repo": args.repo, "base_image": args.base_image, "ca_cert": args.ca_cert, "pull": False,
+            "ca_pem": files.read_ca_cert(args.ca_cert) if args.ca_cert else None}
     results: dict = {"env": args.env, "os": args.os_name, "base_image": args.base_image}
 
     if not args.skip_cold:

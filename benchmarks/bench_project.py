@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from builder.core import progress  # noqa: E402
+from builder.core import files, progress  # noqa: E402
 from builder.docker import daemon, images  # noqa: E402
 from builder.matrix import validate  # noqa: E402
 from builder.project import actions  # noqa: E402
@@ -69,7 +69,8 @@ def main() -> int:
 
     m = validate.load()
     c = daemon.client()
-    options = images.BuildOptions(repo=args.repo, ca_cert=args.ca_cert, pip_index_url=args.pip_index_url)
+    options = images.BuildOptions(repo=args.repo, ca_cert=args.ca_cert, pip_index_url=args.pip_index_url,
+                                  ca_pem=files.read_ca_cert(args.ca_cert) if args.ca_cert else None)
     made: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="tfenv-bench-") as tmp:
         folder = Path(tmp) / f"bench-project-{uuid.uuid4().hex[:6]}"

@@ -127,27 +127,15 @@ def build_options(f):
 
 def make_build_options(kwargs: dict, *, repo: str | None, jupyter: bool, push: bool = False):
     """images.BuildOptions from the command's options, each unset one filled from the environment or the
-    config file (builder.core.config)."""
+    config file, and the CA file's bytes: resolved and read once, here (builder.core.config)."""
     from builder.core import config
     from builder.docker import images
 
-    given = {key: kwargs.get(key) for key in ("base_image", "pip_index_url", "apt_mirror", "ca_cert")}
-    settings = config.effective({**given, "repo": repo}, keys=("repo", *given))  # once, each with its source
-    ca = settings["ca_cert"]
-    ca_pem = read_ca_setting(ca)  # read once
-    return images.BuildOptions(repo=settings["repo"].value, jupyter=jupyter, push=push, no_cache=kwargs["no_cache"],
-                               pull=kwargs["pull"], base_image=settings["base_image"].value,
-                               pip_index_url=settings["pip_index_url"].value, apt_mirror=settings["apt_mirror"].value,
-                               ca_cert=ca.value, ca_pem=ca_pem, network=kwargs.get("network"))
-
-
-def read_ca_setting(setting) -> bytes | None:
-    """The PEM bytes of the ca_cert setting in force (None: none set), read and checked once; an error names
-    where the path came from (--ca-cert, TFENV_CA_CERT, the config file's key)."""
-    from builder.core import config
-    from builder.docker import images
-
-    return images.read_ca_cert(setting.value, config.where(setting, "ca_cert")) if setting.value else None
+    given = {key: kwargs.get(key) for key in config.BUILD_KEYS if key != "repo"}
+    settings, ca_pem = config.build_settings({**given, "repo": repo})
+    value = {key: setting.value for key, setting in settings.items()}
+    return images.BuildOptions(**value, ca_pem=ca_pem, jupyter=jupyter, push=push, no_cache=kwargs["no_cache"],
+                               pull=kwargs["pull"], network=kwargs.get("network"))
 
 
 def configured_ca_cert(ca_cert: str | None):
@@ -155,5 +143,5 @@ def configured_ca_cert(ca_cert: str | None):
     TFENV_CA_CERT, else the config file): its config.Setting (path and source) and its bytes (None: none set)."""
     from builder.core import config
 
-    setting = config.effective({"ca_cert": ca_cert}, keys=("ca_cert",))["ca_cert"]
-    return setting, read_ca_setting(setting)
+    settings, ca_pem = config.build_settings({"ca_cert": ca_cert}, keys=("ca_cert",))
+    return settings["ca_cert"], ca_pem

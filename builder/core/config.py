@@ -24,6 +24,7 @@ from typing import Mapping
 from builder.core.errors import TfenvError
 
 KEYS = ("ca_cert", "pip_index_url", "apt_mirror", "base_image", "repo")
+BUILD_KEYS = ("repo", "base_image", "pip_index_url", "apt_mirror", "ca_cert")  # what a build reads
 ENV_VARS = {key: f"TFENV_{key.upper()}" for key in KEYS}
 FALLBACK_ENV = {"pip_index_url": "PIP_INDEX_URL"}  # what pip itself reads: a user who set it meant it
 HELP = {
@@ -149,6 +150,18 @@ def effective(options: Mapping[str, str | None] | None = None, environ: Mapping[
                 found = Setting(from_file[key], f"config file {path}")
         result[key] = found or Setting(None, "default: the matrix's" if key in ("repo", "base_image") else "not set")
     return result
+
+
+def build_settings(options: Mapping[str, str | None], keys=BUILD_KEYS) -> tuple[dict[str, Setting], bytes | None]:
+    """The settings a build uses, each resolved once with its source, and the CA file's bytes (None: no
+    ca_cert), read and checked once here so that a wrong path fails before anything is built."""
+    settings = effective(options, keys=keys)
+    ca = settings.get("ca_cert")
+    if not (ca and ca.value):
+        return settings, None
+    from builder.core import files
+
+    return settings, files.read_ca_cert(ca.value, where(ca, "ca_cert"))
 
 
 def where(setting: Setting, key: str) -> str:

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Sequence, Tuple
 
-from builder.core.errors import TfenvError
+from builder.core.errors import BadOption, TfenvError
 
 MAX_INPUT = 1 << 20  # 1 MiB: far above any matrix, facts file or CA bundle tfenv reads
 
@@ -52,6 +52,19 @@ def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_INPUT) -> 
         raise FileError(f"{path}: cannot read: {_why(exc) if isinstance(exc, OSError) else exc}") from None
     if len(data) > limit:
         raise FileError(f"{path}: cannot read: larger than {limit // 1024} KiB, too big for a {what}")
+    return data
+
+
+def read_ca_cert(path: Path | str, what: str = "--ca-cert") -> bytes:
+    """The PEM bundle a build trusts (--ca-cert): a small regular file (`--ca-cert /dev/zero` must not fill
+    memory) with a certificate in it. `what` names where the path came from (--ca-cert, TFENV_CA_CERT, the
+    config file's key)."""
+    try:
+        data = read_bytes(path, "PEM certificate file")
+    except FileError as exc:
+        raise BadOption(f"{what} {exc}") from None
+    if b"-----BEGIN CERTIFICATE-----" not in data:
+        raise BadOption(f"{what} {path}: not a PEM certificate (expected '-----BEGIN CERTIFICATE-----')")
     return data
 
 

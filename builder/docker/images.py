@@ -14,7 +14,7 @@ import tarfile
 import time
 from dataclasses import dataclass, field
 
-from builder.core.errors import BadOption, TfenvError
+from builder.core.errors import TfenvError
 from builder.core.progress import Display
 from builder.docker import containers, daemon
 from builder.docker.containers import remove_layers
@@ -54,11 +54,7 @@ class BuildOptions:
     pull: bool | None = None  # None: pull the base only when it is missing; False: never; True: always
     push: bool = False
     network: str | None = None  # the RUN steps' network: "host" reaches a mirror on this machine's 127.0.0.1
-    ca_pem: bytes | None = None  # its bytes, read once (here when only the path is given) for every build context
-
-    def __post_init__(self):
-        if self.ca_cert and self.ca_pem is None:
-            object.__setattr__(self, "ca_pem", read_ca_cert(self.ca_cert))
+    ca_pem: bytes | None = None  # its bytes, read once where the command starts (builder.core.config)
 
 
 @dataclass
@@ -99,20 +95,6 @@ class BuildResult:
 
 
 # --- context and arguments ----------------------------------------------------------------------
-
-
-def read_ca_cert(path: str, what: str = "--ca-cert") -> bytes:
-    """The PEM bundle to trust during the build, checked here so a wrong path fails before building.
-    `what` names where the path came from (--ca-cert, TFENV_CA_CERT, the config file)."""
-    from builder.core import files
-
-    try:  # a regular file of at most 1 MiB: `--ca-cert /dev/zero` must not fill memory
-        data = files.read_bytes(path, "PEM certificate file")
-    except files.FileError as exc:
-        raise BadOption(f"{what} {exc}") from None
-    if b"-----BEGIN CERTIFICATE-----" not in data:
-        raise BadOption(f"{what} {path}: not a PEM certificate (expected '-----BEGIN CERTIFICATE-----')")
-    return data
 
 
 def context_tar(dockerfile: str, ca_cert: bytes | None = None) -> io.BytesIO:
@@ -352,9 +334,10 @@ def build_stage(c, dockerfile: str, refs: list[str], options: BuildOptions, disp
                 buildargs: dict[str, str], stage: str | None = None, what: str = "") -> StageResult:
     """One image of a build: the context (Dockerfile and --ca-cert's bytes), the build, every ref tagged, and
     the line that says how much came from the cache. Environment and project images both build here."""
+    context = context_tar(dockerfile, options.ca_pem)
     display.start(f"{what} -> {refs[0]}")
-    built = run_build(c, context_tar(dockerfile, options.ca_pem), tag=refs[0], stage=stage, buildargs=buildargs,
-                      nocache=options.no_cache, display=display, network=options.network)
+    built = run_build(c, context, tag=refs[0], stage=stage, buildargs=buildargs, nocache=options.no_cache,
+                      display=display, network=options.network)
     for ref in refs[1:]:
         tag(c, built.image_id, ref)
     built.refs = list(refs)

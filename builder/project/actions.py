@@ -28,7 +28,7 @@ def build(m: Matrix, project: config.Project, options, display: Display, build_e
     c = client or daemon.client()
     if not build_env:  # say so before resolving (network, seconds)
         image.require_env_image(c, project, m, image.env_image_ref(project, m, options.repo), options.repo)
-    project_lock, resolved = lock(m, project, options.pip_index_url, options.ca_cert)
+    project_lock, resolved = resolve.ensure_lock(project, m, index_url=options.pip_index_url, ca_cert=options.ca_cert)
     if resolved:
         for note in project_lock.notes:
             display.note(f"note: {note}")

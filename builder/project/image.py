@@ -108,10 +108,10 @@ def build(project: Project, m: Matrix, image: ProjectImage, options, display: Di
         env_options = dataclasses.replace(options, jupyter=project.jupyter, push=False)
         images.build(m, image.target, env_options, display, c)
     require_env_image(c, project, m, image.base_ref, options.repo)
+    args = images.build_args(image.base_ref, options, base_arg="TFENV_BASE")
     start = time.monotonic()
     try:
-        built = images.build_stage(c, dockerfile(image, m), [image.ref], options, display,
-                                   images.build_args(image.base_ref, options, base_arg="TFENV_BASE"),
+        built = images.build_stage(c, dockerfile(image, m), [image.ref], options, display, args,
                                    what=f"project {image.name} on {image.base_ref}")
     finally:
         display.finish()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from builder.core import progress
+from builder.core import files, progress
 from builder.docker import daemon, images
 from builder.matrix import tags
 from builder.matrix.model import Target
@@ -60,6 +60,7 @@ def tf29_image(docker_client):
         jupyter=True,
         base_image=BASE_IMAGE,
         ca_cert=HOST_CA if os.path.isfile(HOST_CA) else None,
+        ca_pem=files.read_ca_cert(HOST_CA) if os.path.isfile(HOST_CA) else None,
         pull=False,
     )
     # Tags that exist before the build belong to someone else's run: leave them alone.

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from builder.core import progress
+from builder.core import files, progress
 from builder.docker import daemon, images
 from builder.matrix import tags
 from tests.helpers import matrix, tfenv
@@ -28,7 +28,8 @@ def tf210_image(docker_client, base_image, tf29_image):
     refs = tags.image_refs(target, REPO)
     before = {ref for ref in refs if daemon.has_image(docker_client, ref)}
     options = images.BuildOptions(repo=REPO, base_image=base_image, pull=False,
-                                  ca_cert=HOST_CA if os.path.isfile(HOST_CA) else None)
+                                  ca_cert=HOST_CA if os.path.isfile(HOST_CA) else None,
+                                  ca_pem=files.read_ca_cert(HOST_CA) if os.path.isfile(HOST_CA) else None)
     result = None
     try:
         result = images.build(m, target, options, progress.Display(), docker_client)

@@ -5,7 +5,9 @@ from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import tfenv_way
 
 ID = "wsl1"
-GPU_KINDS = ("load_fail", "cuinit", "no_driver_running", "dev_missing", "opened", "smi_no_driver", "nvml_failed")
+# any sign of a GPU attempt: under WSL 1 each of them fails for the one reason
+GPU_KINDS = ("load_fail", "cuinit", "no_driver_running", "dev_missing", "opened", "smi_no_driver", "nvml_failed",
+             "insufficient_driver", "cuda_error", "cuda_error_text", "libcuda_unversioned", "gpu_none")
 
 
 def check(log, ctx):
@@ -21,4 +23,5 @@ def check(log, ctx):
             "(Windows 10 or 11) and the NVIDIA Windows driver {driver} or newer",
             build=wsl.get("windows_build_min", "?"), driver=wsl.get("driver_min_windows", "?"))
     return Finding(ID, t("WSL 1 has no GPU support"), evidence, cause, fix, tfenv_way(ctx), rank=5,
-                   supersedes=("libcuda-missing", "no-gpu-harmless", "no-gpu-visible"))
+                   supersedes=("libcuda-missing", "no-gpu-harmless", "no-gpu-visible", "driver-too-old",
+                               "cuinit-error", "missing-cuda-runtime"))

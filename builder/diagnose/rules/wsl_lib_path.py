@@ -8,7 +8,8 @@ device (NO_DEVICE, 100) while nvidia-smi works (the Windows driver and its tools
 libcuda this process loads; the fix puts WSL's first and names the purge of a Linux one; NO_DEVICE without a working
 nvidia-smi is wsl-linux-driver, the usual WSL 2 case); and where a
 cuDNN 8 sub-library (libcudnn_cnn_infer.so.8 ...) fails to load in cuDNN's own words ("Could not load library"):
-cuDNN itself loaded, and what its sub-libraries miss in WSL 2 is the unversioned libcuda.so.
+cuDNN itself loaded, and what its sub-libraries miss in WSL 2 is the unversioned libcuda.so (unless the error names
+the sub-library itself: then cuDNN is incomplete, missing-cudnn).
 """
 
 import re
@@ -33,21 +34,24 @@ def _other_libcuda(log):
 
 
 def _cudnn_sub_library(log):
+    # "... Error: libcudnn_ops_infer.so.8: cannot open ..." names the sub-library itself: cuDNN is incomplete there
     return [ev for ev in log.all("load_fail") if _CUDNN_SUB.match(ev.groups[0])
-            and "Could not load library" in log.line_text(ev.line)][:1]
+            and "Could not load library" in log.line_text(ev.line)
+            and "Error: libcudnn" not in log.line_text(ev.line)][:1]
 
 
 def check(log, ctx):
     if ctx.platform.value != "wsl2" or log.has("linux_driver_pkg"):
         return None
     failed = [ev for _, ev in libcuda_failures(log)]
-    other = [] if failed else _other_libcuda(log)
+    # the stub answering after libcuda.so.1 was not found: someone put .../stubs on the path to get past it
+    other = _other_libcuda(log) if not failed or log.has("stub_libcuda") else []
     cudnn = [] if failed else _cudnn_sub_library(log)
     evidence = failed[:1] + other + cudnn + log.all("smi_not_found")[:1]
     if not evidence:
         return _nvml_unversioned(log)
     if other:
-        return _other_found(log, other)
+        return _other_found(log, failed[:1] + other)
     name = libcuda_failures(log)[0][0] if failed else "libcuda.so" if cudnn else "nvidia-smi"
     cause = t("In WSL 2 the Windows driver provides {name} in {folder}; this process does not look there (the "
               "folder is not on its search path, and ldconfig skips the unversioned libcuda.so, a copy rather "

@@ -271,12 +271,10 @@ def test_junit_xml_is_checked_before_anything_runs(tmp_path):
 
 
 def test_ca_cert_is_a_small_regular_pem_file(tmp_path):
-    from builder.docker import images
-
     for path, says in (("/dev/zero", "not a regular file"), (str(tmp_path), "it is a folder"),
                        (str(tmp_path / "nope.pem"), "No such file")):
         with pytest.raises(TfenvError, match=f"^--ca-cert {path}: cannot read: .*{says}"):
-            images.read_ca_cert(path)
+            files.read_ca_cert(path)
 
 
 # --- checkouts and installed packages ---------------------------------------------------------------

@@ -163,6 +163,34 @@ CASES += [
      "nvidia-smi -c 0"),
     ("cuinit-stub", "W tensorflow/stream_executor/cuda/cuda_driver.cc:326] failed call to cuInit: UNKNOWN ERROR (34)",
      "cuinit-error", "stubs"),
+    # WSL 2: which side is at fault (wsl_gpu_unavailable's docstring)
+    ("wsl-insider-build", "Microsoft Windows [Version 10.0.21343.1000]\nLinux version 5.4.91-microsoft-standard-WSL2\n"
+     "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+     "wsl-gpu-unavailable", "Insider"),
+    ("wsl-devices-busy", "Linux PC 5.4.72-microsoft-standard-WSL2\nRuntimeError: CUDA runtime implicit initialization "
+     "on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable", "wsl-gpu-unavailable",
+     "Windows build"),
+    ("wsl-tcc", "Linux PC 5.15.153.1-microsoft-standard-WSL2\n|   0  NVIDIA L40S                  TCC   |   "
+     "00000000:61:00.0 Off |                    0 |", "wsl-gpu-unavailable", "WDDM"),
+    ("wsl-no-device-smi-works", "Linux PC 5.15.90.1-microsoft-standard-WSL2\n| NVIDIA-SMI 535.86.05   Driver "
+     "Version: 536.23   CUDA Version: 12.2 |\nCUDA error 100 at ggml-cuda.cu:495: no CUDA-capable device is "
+     "detected", "wsl-lib-path", "/usr/lib/wsl/lib"),
+    ("wsl-no-device", "Linux PC 5.15.90.1-microsoft-standard-WSL2\nfailed call to cuInit: CUDA_ERROR_NO_DEVICE: no "
+     "CUDA-capable device is detected", "wsl-linux-driver", "purge"),
+    ("wsl-stub", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n" + fail("libcuda.so.1") + "\nE external/org_tensorflow/"
+     "tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: UNKNOWN ERROR (34)", "wsl-lib-path",
+     "stubs"),
+    ("wsl-linux-libcuda-version", "Discovered GPU libraries: [/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.104.05 "
+     "/usr/lib/wsl/lib/libnvidia-ml.so.1]\nCUDA error 100: no CUDA-capable device is detected", "wsl-linux-driver",
+     "purge"),
+    ("wsl-cudnn-sub", "Linux PC 5.15.90.1-microsoft-standard-WSL2\nCould not load library libcudnn_cnn_infer.so.8",
+     "wsl-lib-path", "/usr/lib/wsl/lib"),
+    ("wsl-cudnn-sub-itself", "Linux PC 5.15.90.1-microsoft-standard-WSL2\nCould not load library "
+     "libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: No such file or "
+     "directory", "missing-cudnn", "cuDNN 8.1"),
+    ("numa-pluggable", "I tensorflow/core/common_runtime/pluggable_device/pluggable_device_factory.cc:305] Could not "
+     "identify NUMA node of platform GPU ID 0, defaulting to 0. Your kernel may not have been built with NUMA support.",
+     "numa-harmless", "harmless"),
     ("wsl-no-dxg", "Linux PC 5.10.102.1-microsoft-standard-WSL2\n$ ls -l /dev/dxg\nls: cannot access '/dev/dxg': "
      "No such file or directory", "wsl-gpu-unavailable", "wsl --update"),
     ("wsl-no-lib-folder", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n$ ls /usr/lib/wsl/lib\nls: cannot access "
@@ -309,3 +337,22 @@ def test_every_rule_names_the_source_of_its_messages():
     """builder/diagnose/rules/SOURCES.md has a row for every cause id the rules can give."""
     text = (ROOT / "builder" / "diagnose" / "rules" / "SOURCES.md").read_text(encoding="utf-8")
     assert [i for i in rules.IDS if i not in text] == []
+
+
+def test_linux_library_names_alone_say_linux_or_wsl(facts):
+    """A soname or a Unix path is the same in Linux and WSL 2: the log does not tell, nothing claims "Linux"."""
+    ctx = diagnose.explain(fail("libcudart.so.11.0"), facts).context
+    assert not ctx.platform and ctx.posix and ctx.linux_like
+    assert diagnose.explain("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05\n" + fail("libcudart.so.11.0"),
+                            facts).context.platform.value == "linux"
+
+
+def test_wsl2_from_what_only_wsl2_prints(facts):
+    numa = ("E tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:967] could not open file to read NUMA node: "
+            "/sys/bus/pci/devices/0000:1d:00.0/numa_node")
+    build = "Windows build number: 21337.1000\nme@pc:~$ python train.py\n" + fail("libcudart.so.11.0")
+    for log in (numa, build):
+        assert diagnose.explain(log, facts).context.platform.value == "wsl2", log
+    # a Windows build beside DLL names is native Windows
+    native = "Microsoft Windows [Version 10.0.19045.3570]\n" + fail("cudart64_110.dll", "cudart64_110.dll not found")
+    assert diagnose.explain(native, facts).context.platform.value == "windows"

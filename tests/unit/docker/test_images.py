@@ -8,7 +8,7 @@ import tarfile
 
 import pytest
 
-from builder.core import progress
+from builder.core import files, progress
 from builder.docker import base, images
 
 
@@ -35,15 +35,15 @@ def test_build_args_pass_mirrors_only_when_given():
 
 
 def test_ca_cert_must_be_a_readable_pem(tmp_path):
-    with pytest.raises(images.BadOption, match="cannot read"):
-        images.read_ca_cert(str(tmp_path / "missing.crt"))
+    with pytest.raises(files.BadOption, match="cannot read"):
+        files.read_ca_cert(str(tmp_path / "missing.crt"))
     junk = tmp_path / "junk.crt"
     junk.write_text("not a certificate")
-    with pytest.raises(images.BadOption, match="not a PEM certificate"):
-        images.read_ca_cert(str(junk))
+    with pytest.raises(files.BadOption, match="not a PEM certificate"):
+        files.read_ca_cert(str(junk))
     good = tmp_path / "ok.crt"
     good.write_text("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
-    assert images.read_ca_cert(str(good)).startswith(b"-----BEGIN")
+    assert files.read_ca_cert(str(good)).startswith(b"-----BEGIN")
 
 
 def test_missing_base_hints_say_how_to_make_it(m):
