@@ -114,6 +114,11 @@ def _platform(log, container=False):
         ev = log.first(kind)
         if ev:
             return Fact("wsl2", ev.line, "WSL2 kernel" if kind == "kernel_wsl2" else "WSL2 path")
+    # NVML's refusal under WSL's GPU paravirtualisation (not the toolkit's "dxcore initialization failed": every
+    # native Linux host prints that one too)
+    ev = log.first("gpu_access_blocked")
+    if ev and not log.has("dll_name", "win_path"):
+        return Fact("wsl2", ev.line, "NVML's WSL refusal (GPU access blocked by the operating system)")
     ev = log.first("wsl_list")
     if ev:
         return Fact("wsl" + ev.groups[0], ev.line, "`wsl -l -v` says version " + ev.groups[0])

@@ -300,6 +300,8 @@ NGC = [
 WSL = [
     ("wsl_not_symlink", _p(r"((?:/usr/lib/wsl/lib/)?libcuda\.so[\d.]{0,12}) is not a symbolic link",
                            "is not a symbolic link")),
+    # nvidia-smi cannot load NVML (in WSL 2: /usr/lib/wsl/lib is not where the loader looks)
+    ("smi_no_nvml", _p(r"NVIDIA-SMI couldn't find libnvidia-ml\.so library", "NVIDIA-SMI couldn't find")),
     # the unversioned libcuda.so, which the Linux driver always installs but WSL's ldconfig skips (a copy, not a
     # link): cuDNN 8's sub-libraries and bitsandbytes dlopen exactly that name
     # cuda-python's loader (cuda/_cuda/ccuda.pyx "Failed to dlopen libcuda.so") and Rust's cudarc, which dlopens

@@ -4,14 +4,16 @@ Which WSL cause wins (the definitions, in this order): a Linux NVIDIA driver the
 package, its libraries in the ld cache, a driver/library mismatch: wsl-linux-driver) comes first; then the Windows
 side not giving the GPU (this rule: /dev/dxg or libdxcore missing, NVML's "GPU access blocked by the operating
 system", a GPU in the TCC driver model, the runtime finding the device busy or unavailable or no driver version
-behind "driver insufficient", a Windows build below WSL's minimum or an Insider build, beside a failure); then the
-process not loading WSL's libcuda (wsl-lib-path). A failure that names no side (nvidia-smi "couldn't communicate",
-cuInit NO_DEVICE) goes to this rule only with Windows-side evidence.
+behind "driver insufficient"; beside a failure, a Windows build below WSL's minimum or an Insider build, a WSL kernel
+before 4.19.121 or a Windows driver below wsl.driver_min_windows); then the process not loading WSL's libcuda
+(wsl-lib-path). A failure that names no side (nvidia-smi "couldn't communicate", cuInit NO_DEVICE) goes to this rule
+only with Windows-side evidence.
 """
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines
+from builder.diagnose.versions import vkey
 
 ID = "wsl-gpu-unavailable"
 WSL_REFUSALS = ("WSL environment detected but no adapters", "failed to process request")
@@ -19,6 +21,8 @@ WSL_REFUSALS = ("WSL environment detected but no adapters", "failed to process r
 # other build number is an Insider (pre-release) build, where WSL's GPU support has broken more than once.
 RELEASE_BUILDS = {10240, 10586, 14393, 15063, 16299, 17134, 17763, 18362, 18363, 19041, 19042, 19043, 19044, 19045,
                   20348, 22000, 22621, 22631, 25398, 26100, 26200}
+# NVIDIA's CUDA on WSL guide: GPU paravirtualisation needs WSL kernel 4.19.121 or later (`wsl --update`)
+WSL_KERNEL_MIN = (4, 19, 121)
 # what a GPU failure looks like, whichever side caused it
 FAILURES = ("smi_no_driver", "nvml_failed", "cuinit", "cuda_error", "cuda_error_text", "no_driver_running",
             "insufficient_driver", "dev_missing", "load_fail", "gpu_none", "libcuda_unversioned")
@@ -51,6 +55,14 @@ def windows_side(log, ctx):
     build, _ = windows_build(log, ctx)
     if build and (evidence or log.has(*FAILURES)):
         evidence.append(build)
+    kernel = log.first("kernel_wsl2")
+    if kernel and vkey(kernel.groups[0].split("-")[0]) < WSL_KERNEL_MIN and log.has(*FAILURES):
+        evidence.append(kernel)
+    # nvidia-smi's header in WSL 2 shows the Windows driver: below the first one with CUDA for WSL 2
+    minimum = ((ctx.facts or {}).get("wsl") or {}).get("driver_min_windows")
+    smi = log.first("smi_header")
+    if smi and minimum and vkey(smi.groups[0]) < vkey(minimum) and log.has(*FAILURES):
+        evidence.append(smi)
     return evidence
 
 
@@ -71,6 +83,10 @@ def check(log, ctx):
                          "such builds before.", build=build.groups[0])
     elif why == "old":
         cause += " " + t("Windows build {build} is older than WSL 2's GPU support needs.", build=build.groups[0])
+    kernel = log.first("kernel_wsl2")
+    if kernel and vkey(kernel.groups[0].split("-")[0]) < WSL_KERNEL_MIN:
+        cause += " " + t("The WSL kernel {kernel} predates GPU support (4.19.121): `wsl --update` installs a current "
+                         "one.", kernel=kernel.groups[0])
     fix = t("check on the Windows side: Windows build {build} or later (Windows 10 or 11; `winver` shows it), the "
             "NVIDIA Windows driver {driver} or newer, and a current WSL (`wsl --update`; a custom WSL kernel needs "
             "CONFIG_DXGKRNL, the stock kernel has it); a data-center GPU must run in WDDM mode, not TCC (`nvidia-smi "

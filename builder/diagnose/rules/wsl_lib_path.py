@@ -47,12 +47,13 @@ def check(log, ctx):
     # the stub answering after libcuda.so.1 was not found: someone put .../stubs on the path to get past it
     other = _other_libcuda(log) if not failed or log.has("stub_libcuda") else []
     cudnn = [] if failed else _cudnn_sub_library(log)
-    evidence = failed[:1] + other + cudnn + log.all("smi_not_found")[:1]
+    evidence = failed[:1] + other + cudnn + log.all("smi_not_found")[:1] + log.all("smi_no_nvml")[:1]
     if not evidence:
         return _nvml_unversioned(log)
     if other:
         return _other_found(log, failed[:1] + other)
-    name = libcuda_failures(log)[0][0] if failed else "libcuda.so" if cudnn else "nvidia-smi"
+    name = (libcuda_failures(log)[0][0] if failed else "libcuda.so" if cudnn else
+            "libnvidia-ml.so.1" if log.has("smi_no_nvml") and not log.has("smi_not_found") else "nvidia-smi")
     cause = t("In WSL 2 the Windows driver provides {name} in {folder}; this process does not look there (the "
               "folder is not on its search path, and ldconfig skips the unversioned libcuda.so, a copy rather "
               "than a link).", name=name, folder=WSL_LIB)

@@ -167,6 +167,15 @@ CASES += [
     ("wsl-insider-build", "Microsoft Windows [Version 10.0.21343.1000]\nLinux version 5.4.91-microsoft-standard-WSL2\n"
      "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
      "wsl-gpu-unavailable", "Insider"),
+    ("wsl-old-kernel", "Linux version 4.19.104-microsoft-standard (oe-user@oe-host)\n$ nvidia-smi\nNVIDIA-SMI has "
+     "failed because it couldn't communicate with the NVIDIA driver.", "wsl-gpu-unavailable", "wsl --update"),
+    ("wsl-old-windows-driver", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n| NVIDIA-SMI 461.92       Driver Version: "
+     "461.92       CUDA Version: 11.2     |\nCUDA error at helper_cuda.h:777 code=35(cudaErrorInsufficientDriver)",
+     "wsl-gpu-unavailable", "495"),
+    ("wsl-docker-blocked", "$ docker exec rag-ollama nvidia-smi\nFailed to initialize NVML: GPU access blocked by the "
+     "operating system", "wsl-gpu-unavailable", "wsl --update"),
+    ("wsl-smi-no-nvml", "Linux PC 5.15.153.1-microsoft-standard-WSL2\n$ nvidia-smi\nNVIDIA-SMI couldn't find "
+     "libnvidia-ml.so library in your system.", "wsl-lib-path", "ldconfig"),
     ("wsl-devices-busy", "Linux PC 5.4.72-microsoft-standard-WSL2\nRuntimeError: CUDA runtime implicit initialization "
      "on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable", "wsl-gpu-unavailable",
      "Windows build"),
@@ -351,8 +360,12 @@ def test_wsl2_from_what_only_wsl2_prints(facts):
     numa = ("E tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:967] could not open file to read NUMA node: "
             "/sys/bus/pci/devices/0000:1d:00.0/numa_node")
     build = "Windows build number: 21337.1000\nme@pc:~$ python train.py\n" + fail("libcudart.so.11.0")
-    for log in (numa, build):
+    blocked = "$ docker exec app nvidia-smi\nFailed to initialize NVML: GPU access blocked by the operating system"
+    for log in (numa, build, blocked):
         assert diagnose.explain(log, facts).context.platform.value == "wsl2", log
+    # the toolkit tries dxcore on every host: its "dxcore initialization failed" is no sign of WSL
+    dxcore = "I0418 nvc.c:395] dxcore initialization failed, continuing assuming a non-WSL environment"
+    assert diagnose.explain(dxcore, facts).context.platform.value != "wsl2"
     # a Windows build beside DLL names is native Windows
     native = "Microsoft Windows [Version 10.0.19045.3570]\n" + fail("cudart64_110.dll", "cudart64_110.dll not found")
     assert diagnose.explain(native, facts).context.platform.value == "windows"
