@@ -82,6 +82,8 @@ PATTERNS = [
     ("compat_not_supported", _p(r"(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|forward compatibility was attempted)",
                                 'CUDA_ERROR_COMPAT_NOT_SUPPORTED', 'forward compatibility was attempted')),
     ("system_driver_mismatch", _p(r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH")),
+    # the runtime's text for the same code (cudaErrorSystemDriverMismatch, 803), as PyTorch and CUDA programs print it
+    ("system_driver_mismatch", _p(r"system has unsupported display driver / cuda driver combination")),
     ("cuda_error", _p(r"(CUDA_ERROR_[A-Z_]{2,60})", 'CUDA_ERROR_')),
     ("cuda_error", _p(r"(cudaError[A-Z]\w{2,60})", 'cudaError')),
     # the runtime's cudaGetErrorString for cudaErrorNoDevice (100) and cudaErrorDevicesUnavailable (46), as
@@ -139,6 +141,9 @@ PATTERNS = [
     ("ptxas", _p(r"((?:Couldn't|Can't|Could not|Failed to) (?:invoke|find|get) ptxas[^\n]{0,200}|"
                  r"ptxas (?:exited|returned|fatal)[^\n]{0,200}|ptxas[^\n]{0,20} not found[^\n]{0,100})", 'ptxas')),
     # ptxas' and nvcc's option parsers: a compiler older than the GPU (sm_86, sm_90a) names the target it lacks
+    # XLA's asm_compiler.cc when the ptxas it found is older than the GPU: "Falling back to the CUDA driver for PTX
+    # compilation; ptxas does not support CC 8.6"
+    ("ptxas_cc", _p(r"ptxas does not support CC (\d{1,2}\.\d)")),
     ("ptxas_arch", _p(r"Value '(sm_\d{2,3})[a-z]?' is not defined for option '(gpu-name|gpu-architecture)'",
                       "is not defined for option 'gpu-")),
     # Python packages

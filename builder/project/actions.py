@@ -27,7 +27,7 @@ def build(m: Matrix, project: config.Project, options, display: Display, build_e
         raise TfenvError("--push is for environment images; push a project image with `docker push`")
     c = client or daemon.client()
     if not build_env:  # say so before resolving (network, seconds)
-        image.require_env_image(c, project, m, image.env_image_ref(project, m, options.repo), options.repo)
+        image.require_env_image(c, project, m, options.repo)
     project_lock, resolved = resolve.ensure_lock(project, m, index_url=options.pip_index_url, ca_cert=options.ca_cert)
     if resolved:
         for note in project_lock.notes:

@@ -77,16 +77,13 @@ def apt_packages(image: ProjectImage) -> list[str]:
 
 
 
-def require_env_image(c, project: Project, m: Matrix, base_ref: str, repo: str | None) -> None:
+def require_env_image(c, project: Project, m: Matrix, repo: str | None) -> None:
     """EnvImageMissing, with the command that builds it, unless the environment image is local."""
+    base_ref = env_image_ref(project, m, repo)
+    hint = tags.build_hint(project.target(m), jupyter=project.jupyter, repo=repo, default_repo=m.image.repo)
     if not daemon.has_image(c, base_ref):
         raise EnvImageMissing(f"the {project.environment}/{project.os} image {base_ref} is not built: "
-                              f"{env_build_hint(project, m, repo)}")
-
-
-def env_build_hint(project: Project, m: Matrix, repo: str | None = None) -> str:
-    hint = tags.build_hint(project.target(m), jupyter=project.jupyter, repo=repo, default_repo=m.image.repo)
-    return f"build it with `{hint}`, or run `tfenv build --build-env` here"
+                              f"build it with `{hint}`, or run `tfenv build --build-env` here")
 
 
 @dataclass
@@ -107,7 +104,7 @@ def build(project: Project, m: Matrix, image: ProjectImage, options, display: Di
     if build_env and not daemon.has_image(c, image.base_ref):
         env_options = dataclasses.replace(options, jupyter=project.jupyter, push=False)
         images.build(m, image.target, env_options, display, c)
-    require_env_image(c, project, m, image.base_ref, options.repo)
+    require_env_image(c, project, m, options.repo)
     args = images.build_args(image.base_ref, options, base_arg="TFENV_BASE")
     start = time.monotonic()
     try:

@@ -16,8 +16,12 @@ ERRORS = ("CUDA_ERROR_NO_BINARY_FOR_GPU", "cudaErrorNoKernelImageForDevice", "CU
 
 def check(log, ctx):
     arch = log.first("ptxas_arch")
-    if arch:
-        return _old_ptxas(log, ctx, arch)
+    if arch:  # sm_86, gpu-name (ptxas) or gpu-architecture (nvcc)
+        target, option = arch.groups
+        return _old_ptxas(ctx, f"{target[3:-1]}.{target[-1]}", "ptxas" if option == "gpu-name" else "nvcc", arch.line)
+    said = log.first("ptxas_cc")
+    if said:
+        return _old_ptxas(ctx, said.groups[0], "ptxas", said.line)
     jit = log.all("ptx_jit")[:1]
     errors = log.all("no_kernel_image")[:1] + [ev for ev in log.all("cuda_error") if ev.groups[0] in ERRORS][:1]
     cc = ctx.compute_capability.value
@@ -41,11 +45,9 @@ def check(log, ctx):
                    rank=44)
 
 
-def _old_ptxas(log, ctx, arch):
-    """ptxas (gpu-name) or nvcc (gpu-architecture) from a CUDA older than the GPU."""
-    target, option = arch.groups  # sm_86, gpu-name
-    tool = "ptxas" if option == "gpu-name" else "nvcc"
-    cc = f"{target[3:-1]}.{target[-1]}"
+def _old_ptxas(ctx, cc, tool, line):
+    """ptxas or nvcc from a CUDA older than the GPU of compute capability `cc`."""
+    target = "sm_" + cc.replace(".", "")
     first = ((ctx.facts or {}).get("first_cuda_for_arch") or {}).get(cc, "")
     need = t("CUDA {first} or newer", first=first) if first else t("a newer CUDA")
     if tool == "ptxas":
@@ -57,5 +59,4 @@ def _old_ptxas(log, ctx, arch):
                   "kernels: that nvcc does not know {arch}.", cc=cc, arch=target)
     fix = t("put the {tool} of {need} first on PATH (only {tool} needs to be newer; it is in the toolkit's bin folder, "
             "or `conda install -c nvidia cuda-nvcc`), or use a TF built for {need}", tool=tool, need=need)
-    return Finding(ID, t("The GPU is newer than this TensorFlow build"), [arch.line], cause, fix, tfenv_way(ctx),
-                   rank=44)
+    return Finding(ID, t("The GPU is newer than this TensorFlow build"), [line], cause, fix, tfenv_way(ctx), rank=44)

@@ -126,6 +126,9 @@ CASES += [
     ("ptxas-too-old-for-sm86", "W tensorflow/stream_executor/gpu/asm_compiler.cc:235] Your CUDA software stack is "
      "old. The ptxas error was: ptxas fatal   : Value 'sm_86' is not defined for option 'gpu-name'",
      "gpu-too-new", "CUDA 11.1"),
+    ("ptxas-does-not-support-cc89", "W external/org_tensorflow/tensorflow/stream_executor/gpu/asm_compiler.cc:191] "
+     "Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 8.9", "gpu-too-new", "CUDA 11.8"),
+    ("nvcc-sm89", "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'", "gpu-too-new", "nvcc"),
     ("gpu-image-without-gpus", "LD_LIBRARY_PATH: /usr/local/nvidia/lib:/usr/local/nvidia/lib64\n" + DSO.replace(
      "W ", "I ") + "Successfully opened dynamic library libcudart.so.11.0\n" + fail("libcuda.so.1") + "\nI "
      "tensorflow/stream_executor/cuda/cuda_diagnostics.cc:163] no NVIDIA GPU device is present: /dev/nvidia0 does "
