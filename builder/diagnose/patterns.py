@@ -175,7 +175,11 @@ PATTERNS = [
                        "Could not install packages due to")),
     ("not_supported_wheel", _p(r"(tensorflow[\w.-]{0,80}\.whl) is not a supported wheel", 'is not a supported wheel')),
     # the CPU
-    ("illegal_instruction", _p(r"Illegal instruction")),
+    # SIGILL in the shells' words: bash and Python's faulthandler "Illegal instruction", zsh's signal names
+    # (Src/signames2.awk) "illegal hardware instruction", fish "terminated by signal SIGILL"; not CUDA's
+    # lower-case "an illegal instruction was encountered" (a GPU kernel's fault)
+    ("illegal_instruction", _p(r"(Illegal instruction|illegal hardware instruction|signal SIGILL)",
+                               "Illegal instruction", "illegal hardware instruction", "signal SIGILL")),
     # STATUS_ILLEGAL_INSTRUCTION as Windows and Python print it: hex, signed and unsigned decimal
     ("illegal_instruction", _p(r"(0xC000001D|-1073741795|3221225501)", "0xC000001D", "0xc000001d", "-1073741795",
                                "3221225501")),

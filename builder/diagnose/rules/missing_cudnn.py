@@ -8,10 +8,15 @@ from builder.diagnose.versions import family, version_suffix
 ID = "missing-cudnn"
 
 
-def check(log, ctx):
+def not_loaded(log, ctx):
+    """The cuDNN libraries that failed to load, as (name, event)."""
     # cuDNN 8's sub-libraries (libcudnn_ops_infer.so.8) missing themselves: cuDNN is not (fully) installed
-    found = [(n, ev) for n, ev in log.failed_libraries()
-             if family(n) == "cudnn" or (family(n).startswith("cudnn_") and not ctx.windows)]
+    return [(n, ev) for n, ev in log.failed_libraries()
+            if family(n) == "cudnn" or (family(n).startswith("cudnn_") and not ctx.windows)]
+
+
+def check(log, ctx):
+    found = not_loaded(log, ctx)
     if not found and not log.has("dnn_not_found"):
         return None
     lines = [ev.line for _, ev in found] + [ev.line for ev in log.all("dnn_not_found")[:1]]

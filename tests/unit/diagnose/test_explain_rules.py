@@ -57,6 +57,11 @@ CASES = [
      "code -1073741795 (0xC000001D)", "cpu-no-avx", "AVX"),
     ("win-illegal-instruction-unsigned", "ImportError: DLL load failed with error code 3221225501 while importing "
      "_pywrap_tensorflow_internal", "cpu-no-avx", "AVX"),
+    # SIGILL as zsh (signal names of Src/signames2.awk) and fish print it after `import tensorflow`
+    ("zsh-sigill", "$ python3 -c 'import tensorflow'\nzsh: illegal hardware instruction  python3 -c 'import "
+     "tensorflow'", "cpu-no-avx", "/proc/cpuinfo"),
+    ("fish-sigill", "fish: Job 1, 'python3 -c \"import tensorflow\"' terminated by signal SIGILL (Illegal "
+     "instruction)", "cpu-no-avx", "AVX"),
     ("win-avx-dll-init", "ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed.",
      "cpu-no-avx", "AVX"),
     ("win-pywrap", "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module "
@@ -224,6 +229,11 @@ CASES += [
      "E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library: 8.0.4 but source was "
      "compiled with: 8.1.0.", "cudnn-version-mismatch",
      "and in LD_LIBRARY_PATH"),
+    # TF 2.x: cuDNN refusing an older minor, then the convolution's "DNN library is not found" (the mismatch first)
+    ("cudnn-mismatch-then-dnn-not-found", "E tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:417] Loaded "
+     "runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.  CuDNN library needs to have matching major "
+     "version and equal or higher minor version.\ntensorflow.python.framework.errors_impl.UnimplementedError: Graph "
+     "execution error:\nDNN library is not found.", "cudnn-version-mismatch", "cuDNN 8.6"),
     ("tf1-cudnn-newer", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:396] Loaded runtime CuDNN library: 7102 "
      "(compatibility version 7100) but source was compiled with 7005 (compatibility version 7000).",
      "cudnn-version-mismatch", "cuDNN 7.0"),
@@ -242,6 +252,8 @@ NOTHING = [
     "root@3f2a9c1b7d8e:/workspace# nvidia-smi -L\nGPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1234)",
     "me@PC:~$ ls /usr/lib/wsl/lib\nlibcuda.so  libcuda.so.1  libcuda.so.1.1  libdxcore.so  nvidia-smi",
     "docker run --gpus all --rm tensorflow/tensorflow:2.9.1-gpu python -c 'import tensorflow as tf'",
+    # a GPU kernel's fault (cudaErrorIllegalInstruction's text), not the CPU's SIGILL
+    "RuntimeError: CUDA error: an illegal instruction was encountered",
     "",
 ]
 
