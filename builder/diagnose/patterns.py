@@ -167,6 +167,13 @@ PATTERNS = [
     ("pip_no_version", _p(r"(?:Could not find a version that satisfies the requirement|"
                           r"No matching distribution found for) (tensorflow[\w-]{0,12}(?:[=<>~!]=?[\d.*]{1,12})?)",
                           'Could not find a version', 'No matching distribution')),
+    # pip's resolver on one of NVIDIA's CUDA wheels (tensorflow[and-cuda]'s nvidia-*-cu11/cu12): they are built for
+    # Linux only; elsewhere an index has at most the 0.0.1.devN placeholder sdists
+    ("pip_nvidia_wheel", _p(r"(?:Could not find a version that satisfies the requirement|No matching distribution "
+                            r"found for) (nvidia-[a-z-]{1,40}-cu1\d)", "Could not find a version",
+                            "No matching distribution")),
+    ("placeholder_versions", _p(r"\(from versions: (?:0\.0\.1\.dev\d{1,2}(?:, )?){1,8}\)",
+                                "(from versions: 0.0.1.dev")),
     # tensorflow-gpu 2.11+ on an index: a placeholder sdist that refuses to build
     ("tf_gpu_placeholder", _p(r"tensorflow[-_]gpu-(2\.(?:1[1-9]|[2-9]\d)[\w.]{0,10})\.tar\.gz", "tensorflow-gpu-",
                               "tensorflow_gpu-")),
@@ -357,6 +364,8 @@ DEVICE = [
     ("gpu_ignored", _p(r"Ignoring (?:visible )?gpu device \((?:[^\n)]{0,160}compute capability: (\d{1,2}\.\d))?",
                        "gpu device (")),
     ("min_capability", _p(r"minimum required Cuda capability is (\d{1,2}\.\d)")),
+    # DeepFaceLab's device check (nnlib), TF's minimum applied before TF starts: no GPU of that capability
+    ("no_capable_device", _p(r"No CUDA device found with minimum required compute capability (\d{1,2}\.\d)")),
     # cuda_gpu_executor.cc / cuda_executor.cc read the sysfs node; gpu_device.cc and pluggable_device_factory.cc
     # (DirectML, Metal) say "Could not identify NUMA node of platform GPU id/ID N, defaulting to 0"
     ("numa", _p(r"(successful NUMA node read from SysFS had negative value|could not open file to read NUMA node|"

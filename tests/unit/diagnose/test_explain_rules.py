@@ -75,6 +75,19 @@ CASES = [
      "found.", "store-python", "python.org"),
     ("vcruntime-dialog", "The code execution cannot proceed because VCRUNTIME140_1.dll was not found.",
      "msvc-runtime", "vc_redist.x64.exe"),
+    # cuDNN 8's loader on Windows when a sub-DLL itself is absent (one DLL copied instead of the whole bin folder)
+    ("win-cudnn-sub-dll-absent", "Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library "
+     "path!", "missing-cudnn", "whole set"),
+    # tensorflow[and-cuda] on Windows: NVIDIA's CUDA wheels are Linux-only
+    ("win-and-cuda-wheel", "(venv) C:\\Users\\me\\proj>pip install tensorflow[and-cuda]==2.14.0\nERROR: No matching "
+     "distribution found for nvidia-cudnn-cu11==8.6.0.163; extra == \"and-cuda\"", "windows-gpu-after-210", "WSL2"),
+    # DeepFaceLab's device check names only the minimum; TF's own line on a Windows machine names the GPU's
+    ("dfl-no-capable-device", "C:\\DeepFaceLab\\_internal\\python-3.6.8\\python.exe main.py extract\nNo CUDA "
+     "device found with minimum required compute capability 3.5", "gpu-too-old", "cuda-gpus"),
+    ("win-cc30-ignored", "C:\\Users\\me>python -c \"import tensorflow as tf; print(tf.test.is_gpu_available())\"\n"
+     "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1703] Ignoring visible gpu device (device: 0, name: GeForce "
+     "GTX 660M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The minimum "
+     "required Cuda capability is 3.5.", "gpu-too-old", "compute capability 3.5"),
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
@@ -252,6 +265,9 @@ NOTHING = [
     "root@3f2a9c1b7d8e:/workspace# nvidia-smi -L\nGPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1234)",
     "me@PC:~$ ls /usr/lib/wsl/lib\nlibcuda.so  libcuda.so.1  libcuda.so.1.1  libdxcore.so  nvidia-smi",
     "docker run --gpus all --rm tensorflow/tensorflow:2.9.1-gpu python -c 'import tensorflow as tf'",
+    # Linux pip without a matching NVIDIA wheel (an old Python): not the Windows answer, nor any other
+    "(venv) me@box:~/proj$ pip install nvidia-cudnn-cu12==9.1.0.70\nERROR: Could not find a version that "
+    "satisfies the requirement nvidia-cudnn-cu12==9.1.0.70 (from versions: none)",
     # a GPU kernel's fault (cudaErrorIllegalInstruction's text), not the CPU's SIGILL
     "RuntimeError: CUDA error: an illegal instruction was encountered",
     "",
