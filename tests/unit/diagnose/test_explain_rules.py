@@ -44,6 +44,13 @@ CASES = [
     ("wsl2-system-mismatch", "/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\nfailed call to cuInit: "
      "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: system has unsupported display driver / cuda driver combination",
      "wsl-linux-driver", "wsl --shutdown"),
+    # a GPU image started without a GPU request: TF 2.14+'s no-driver line, or TF 2.x's libcuda warning and cuInit 303
+    ("docker-run-no-gpus-tf214", "$ docker run -it --rm tensorflow/tensorflow:2.14.0-gpu python -c 'import tensorflow'"
+     "\nI tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be used.",
+     "no-gpu-visible", "--gpus all"),
+    ("docker-run-no-gpus-cuinit-303", "docker run -it -p 8888:8888 tensorflow/tensorflow:2.9.1-gpu-jupyter\n"
+     + fail("libcuda.so.1") + "\nW tensorflow/stream_executor/cuda/cuda_driver.cc:269] failed call to cuInit: UNKNOWN "
+     "ERROR (303)", "no-gpu-visible", "--gpus all"),
     ("tf214-no-drivers", "I external/local_tsl/tsl/cuda/cudart_stub.cc:31] Could not find cuda drivers on your "
      "machine, GPU will not be used.", "no-gpu-harmless", "TF_CPP_MIN_LOG_LEVEL"),
     ("container-804", "failed call to cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility was "
@@ -400,3 +407,12 @@ def test_wsl2_from_what_only_wsl2_prints(facts):
     # a Windows build beside DLL names is native Windows
     native = "Microsoft Windows [Version 10.0.19045.3570]\n" + fail("cudart64_110.dll", "cudart64_110.dll not found")
     assert diagnose.explain(native, facts).context.platform.value == "windows"
+
+
+def test_a_docker_run_with_a_gpu_request_on_a_continuation_line_is_no_bare_run(facts):
+    """The GPU request may sit on a continuation line of the command; then the no-driver line has another cause."""
+    tail = "\nI tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be"
+    bare = "docker run -it \\\n  -v $PWD:/work \\\n  tensorflow/tensorflow:2.14.0-gpu bash" + tail
+    asked = "docker run -it \\\n  --gpus all \\\n  tensorflow/tensorflow:2.14.0-gpu bash" + tail
+    assert [f.id for f in diagnose.explain(bare, facts).findings][:1] == ["no-gpu-visible"]
+    assert "no-gpu-visible" not in [f.id for f in diagnose.explain(asked, facts).findings]
