@@ -51,6 +51,12 @@ CASES = [
     ("docker-run-no-gpus-cuinit-303", "docker run -it -p 8888:8888 tensorflow/tensorflow:2.9.1-gpu-jupyter\n"
      + fail("libcuda.so.1") + "\nW tensorflow/stream_executor/cuda/cuda_driver.cc:269] failed call to cuInit: UNKNOWN "
      "ERROR (303)", "no-gpu-visible", "--gpus all"),
+    # cuInit's 500 in a container (toolkit / Docker Desktop older than the driver), by name and by number
+    ("container-cuinit-not-found", "$ docker run --gpus all -it tensorflow/tensorflow:latest-gpu bash\nE "
+     "external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:282] failed call to cuInit: CUDA_ERROR_NOT_FOUND: "
+     "named symbol not found", "cuinit-error", "Docker Desktop"),
+    ("compose-cuinit-500", "trainer-1  | W tensorflow/stream_executor/cuda/cuda_driver.cc:326] failed call to cuInit: "
+     "UNKNOWN ERROR (500)\ntrainer-1  | $ docker compose up", "cuinit-error", "container toolkit"),
     ("tf214-no-drivers", "I external/local_tsl/tsl/cuda/cudart_stub.cc:31] Could not find cuda drivers on your "
      "machine, GPU will not be used.", "no-gpu-harmless", "TF_CPP_MIN_LOG_LEVEL"),
     ("container-804", "failed call to cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility was "
