@@ -50,7 +50,9 @@ _CODES = {"34": "CUDA_ERROR_STUB_LIBRARY", "802": "CUDA_ERROR_SYSTEM_NOT_READY",
 
 def check(log, ctx):
     failed = [ev for ev in log.all("cuinit") if not any(c in ev.groups[0] for c in COVERED)]
-    others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES] + log.all("cuda_unknown")[:1]
+    # NOT_FOUND only from cuInit: from a module lookup ("failed to get PTX kernel") it is a kernel the build lacks
+    others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES and ev.groups[0] != "CUDA_ERROR_NOT_FOUND"]
+    others += log.all("cuda_unknown")[:1]
     others += [ev for ev in log.all("cuda_error_text") if "busy" in ev.groups[0]][:1]  # DEVICES_UNAVAILABLE's words
     # 802 itself, or the fabric manager named beside a failed device count / cuInit
     fabric = [ev for ev in log.all("system_not_ready") if "abric" not in ev.groups[0] or
