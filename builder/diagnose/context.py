@@ -114,6 +114,10 @@ def _platform(log, container=False):
         ev = log.first(kind)
         if ev:
             return Fact("wsl2", ev.line, "WSL2 kernel" if kind == "kernel_wsl2" else "WSL2 path")
+    # a loader missing WSL's own DirectX libraries (libdxcore, libd3d12): only programs made for WSL load them
+    ev = log.first("dxcore_missing")
+    if ev and not log.has("nvc_dxcore_failed", "dll_name"):
+        return Fact("wsl2", ev.line, "a WSL-only library (libdxcore / libd3d12) was asked for")
     # NVML's refusal under WSL's GPU paravirtualisation (not the toolkit's "dxcore initialization failed": every
     # native Linux host prints that one too)
     ev = log.first("gpu_access_blocked")
@@ -122,7 +126,9 @@ def _platform(log, container=False):
     ev = log.first("wsl_list")
     if ev:
         return Fact("wsl" + ev.groups[0], ev.line, "`wsl -l -v` says version " + ev.groups[0])
-    ev = log.first("wsl_word")
+    # not the container toolkit's "attempting to load dxcore to see if we are running under Windows Subsystem for
+    # Linux (WSL)", which it logs on every host
+    ev = next((ev for ev in log.all("wsl_word") if "dxcore" not in log.line_text(ev.line)), None)
     if ev and "1" not in ev.groups[0]:
         return Fact("wsl2", ev.line, ev.groups[0])
     ev = log.first("wsl_hint")

@@ -3,25 +3,12 @@
 Where each message comes from (repository, file, version) is recorded in builder/diagnose/rules/SOURCES.md;
 a pattern matches the stable part of a message (what the program's format string fixes), never one paste's
 wording. Every pattern starts with a literal or names its needles: the parser scans the text for those
-literals first and runs the pattern on the lines that hold one (see builder.diagnose.parse).
+literals first and runs the pattern on the lines that hold one (see builder.diagnose.parse). WSL's messages
+are in builder.diagnose.patterns_wsl.
 """
 
-import re
-
-_META = re.compile(r"[\\.^$*+?{}\[\]|()]")
-
-
-def _p(pattern, *needles, **options):
-    """A pattern and the literals one of which its line must contain (default: the pattern's literal start).
-    The text is scanned for needles with str.find and the pattern runs on those lines only; span=N lets a
-    match run on into the next N lines (True: one; a paste that wrapped the message)."""
-    if not needles:
-        literal = pattern[: _META.search(pattern).start()] if _META.search(pattern) else pattern
-        if len(literal) < 4:
-            raise ValueError("name the needles of " + pattern)
-        needles = (literal,)
-    return re.compile(pattern), needles, int(options.get("span") or 0)
-
+from builder.diagnose.needles import pattern as _p
+from builder.diagnose.patterns_wsl import WSL
 
 _CI = ("hostedtoolcache", "##[error]", "/home/runner/work/", "/home/travis/")
 # Where a TF version follows the name: "tensorflow-2.4.1.dist-info", "tensorflow==2.9", "TensorFlow version: 2.12.0"
@@ -77,6 +64,8 @@ PATTERNS = [
                      "No running processes", "GI   CI")),
     ("smi_header", _p(r"Driver Version:\s*([\d.]{1,20})(?:\s+CUDA Version:\s*([\d.]{1,10}))?", 'Driver Version:')),
     ("insufficient_driver", _p(r"CUDA driver version is insufficient for CUDA runtime version")),
+    # PyTorch's wording when a driver version is known (c10/cuda/CUDAFunctions.cpp, torch/cuda/__init__.py)
+    ("insufficient_driver", _p(r"The NVIDIA driver on your system is too old")),
     ("insufficient_driver", _p(r"(cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER)",
                                'cudaErrorInsufficientDriver', 'CUDA_ERROR_INSUFFICIENT_DRIVER')),
     ("compat_not_supported", _p(r"(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|forward compatibility was attempted)",
@@ -308,56 +297,6 @@ NGC = [
                       span=True)),
 ]
 
-# WSL2: glibc ldconfig's warning about the Windows driver's plain copies (elf/ldconfig.c "%s is not a symbolic
-# link"), and the GPU paravirtualisation pieces (libdxcore.so, /dev/dxg, /usr/lib/wsl/lib).
-WSL = [
-    ("wsl_not_symlink", _p(r"((?:/usr/lib/wsl/lib/)?libcuda\.so[\d.]{0,12}) is not a symbolic link",
-                           "is not a symbolic link")),
-    # Triton's libcuda_dirs() (python/triton/common/build.py) when `ldconfig -p` lists no libcuda.so: in WSL 2 the
-    # Windows driver's copy is skipped by ldconfig; elsewhere the driver's folder is not in the ld cache
-    ("triton_no_libcuda", _p(r"libcuda\.so cannot found")),
-    # nvidia-smi cannot load NVML (in WSL 2: /usr/lib/wsl/lib is not where the loader looks)
-    ("smi_no_nvml", _p(r"NVIDIA-SMI couldn't find libnvidia-ml\.so library", "NVIDIA-SMI couldn't find")),
-    # the unversioned libcuda.so, which the Linux driver always installs but WSL's ldconfig skips (a copy, not a
-    # link): cuDNN 8's sub-libraries and bitsandbytes dlopen exactly that name
-    # cuda-python's loader (cuda/_cuda/ccuda.pyx "Failed to dlopen libcuda.so") and Rust's cudarc, which dlopens
-    # lib{cuda,nvcuda}.so ("Unable to find cuda lib under the names", later "Unable to dynamically load the \"cuda\"
-    # shared library"), and PyTorch 2.1's c10/cuda/driver_api.cpp (TORCH_INTERNAL_ASSERT(handle_0) after
-    # dlopen("libcuda.so")) say the same of the unversioned name
-    ("libcuda_unversioned", _p(r"(libcuda\.so: cannot open shared object file|libcuda\.so not found|"
-                               r"Failed to dlopen libcuda\.so(?![.\d])|Unable to find cuda lib under the names|"
-                               r"Unable to dynamically load the \"cuda\" shared library|"
-                               r"handle_0 INTERNAL ASSERT FAILED at \"[^\"\n]{0,60}c10/cuda/driver_api\.cpp)",
-                               "libcuda.so: cannot open", "libcuda.so not found", "Failed to dlopen libcuda.so",
-                               "Unable to find cuda lib", 'Unable to dynamically load the "cuda"',
-                               "handle_0 INTERNAL")),
-    # NVML likewise: WSL's driver folder has libnvidia-ml.so.1 only, no unversioned name to dlopen
-    ("nvml_unversioned", _p(r"libnvidia-ml\.so: cannot open shared object file", "libnvidia-ml.so: cannot open")),
-    # `ldconfig -p` listing a driver library outside /usr/lib/wsl/lib: a Linux driver package inside WSL
-    ("ldcache_driver_lib", _p(r"lib(?:cuda|nvidia-ml)\.so[\d.]{0,10} \(libc6[^)\n]{0,30}\) => "
-                              r"((?!/usr/lib/wsl)/[\w/.+-]{1,120})", "(libc6")),
-    # a driver library named with the Linux driver's version (libcuda.so.535.104.05): only a Linux driver package
-    # installs those; the Windows driver's WSL libraries are libcuda.so.1.1 and libnvidia-ml.so.1
-    ("linux_driver_lib", _p(r"((?<![\w.])/(?!usr/lib/wsl)[\w/.+-]{0,100}lib(?:cuda|nvidia-ml)\.so\.\d{3}\.\d{1,3}"
-                            r"(?:\.\d{1,3})?)", "libcuda.so.", "libnvidia-ml.so.")),
-    # the folder the Windows driver's libraries are mounted at is not there
-    ("wsl_lib_missing", _p(r"(?:cannot access '/usr/lib/wsl/lib|/usr/lib/wsl/lib/?'?: No such file or directory)",
-                           "/usr/lib/wsl/lib")),
-    ("dxcore_missing", _p(r"(libdxcore\.so)[^\n]{0,80}(?:cannot open|not found|No such file)", "libdxcore")),
-    # the Windows build, as `ver`/cmd's banner, `systeminfo`, winver or a WSL issue template print it
-    ("windows_build", _p(r"(?:\[Version 10\.0\.|OS Version:\s{0,30}10\.0\.|OS [Bb]uild:?\s{0,3}|[Ii]nsider[^\n]{0,40}?"
-                         r"[Bb]uild\s{0,3}|Windows build number:\s{0,3}\[?(?:Version )?(?:10\.0\.)?)(\d{5})\b",
-                         "[Version 10.0.", "OS Version:", "OS Build", "OS build", "nsider", "Windows build number")),
-    # the WSL issue template's "### Windows Version" heading, the build on a line below it
-    ("windows_build", _p(r"Windows Version\s{0,3}\n(?:\s{0,3}\n)?\s{0,3}(?:Microsoft Windows \[Version )?"
-                         r"10\.0\.(\d{5})\b", "Windows Version", span=2)),
-    # nvidia-smi's GPU row with the TCC driver model (the data-center compute mode): WSL's GPU-PV exposes WDDM GPUs only
-    ("smi_tcc", _p(r"\|\s{1,6}\d{1,2}\s{1,4}[^|\n]{1,60}?\s(TCC)\s{0,6}\|", " TCC ")),
-    # CUDA's link-time stub libcuda (lib64/stubs): cuInit answers CUDA_ERROR_STUB_LIBRARY (34)
-    ("stub_libcuda", _p(r"(stubs/libcuda\.so[\d.]{0,8}|CUDA_ERROR_STUB_LIBRARY|UNKNOWN ERROR \(34\))", "stubs/libcuda",
-                        "CUDA_ERROR_STUB_LIBRARY", "UNKNOWN ERROR (34)")),
-]
-
 # TF's stream executor: notes about the GPU it found (gpu_device.cc, cuda_gpu_executor.cc / cuda_executor.cc).
 DEVICE = [
     # TF 2.14-2.16's pip builds register their CUDA plugins twice (xla stream_executor plugin_registry.cc)
@@ -377,6 +316,9 @@ DEVICE = [
 
 # The driver's kernel side and its tools, as the shell and modprobe print them.
 DRIVER = [
+    # CUDA's link-time stub libcuda (lib64/stubs): cuInit answers CUDA_ERROR_STUB_LIBRARY (34)
+    ("stub_libcuda", _p(r"(stubs/libcuda\.so[\d.]{0,8}|CUDA_ERROR_STUB_LIBRARY|UNKNOWN ERROR \(34\))", "stubs/libcuda",
+                        "CUDA_ERROR_STUB_LIBRARY", "UNKNOWN ERROR (34)")),
     # PyTorch's wording of cuInit's CUDA_ERROR_UNKNOWN (c10/cuda)
     ("cuda_unknown", _p(r"CUDA unknown error")),
     # CUDA_ERROR_SYSTEM_NOT_READY (802): NVSwitch systems whose fabric manager is not running
@@ -385,6 +327,20 @@ DRIVER = [
                             "fabricmanager", "abric manager", "abric Manager")),
     ("cuda_device_count", _p(r"Unexpected error from cudaGetDeviceCount\(\)")),
     ("smi_not_found", _p(r"(nvidia-smi: command not found|command not found: nvidia-smi)", "nvidia-smi")),
+    # a program that ran nvidia-smi and got an error exit (ollama's routes.go: "... check that you have installed
+    # GPU drivers: nvidia-smi command failed"; many monitoring scripts say the same words)
+    ("smi_failed", _p(r"nvidia-smi command failed")),
+    # PyTorch's c10/cuda/CUDAFunctions.cpp when cudaGetDeviceCount says insufficient driver and no driver version
+    # can be read: libcuda is not there (torch/cuda/__init__.py _check_driver says the same)
+    ("torch_no_driver", _p(r"Found no NVIDIA driver on your system")),
+    # NVML's init errors (nvml.h: NVML_ERROR_DRIVER_NOT_LOADED = 9, NVML_ERROR_LIBRARY_NOT_FOUND = 12) by number as
+    # ollama's gpu_info_nvml.c / gpu_info_cuda.c print them ("nvml vram init failure: 9", "nvmlInit_v2 err: 9",
+    # "nvml vram init failure: Driver Not Loaded (9)", "... nvml error 9")
+    ("nvml_init", _p(r"(?:nvml vram init failure|nvmlInit(?:_v\d)? err(?:or)?):\s{0,3}(?:nvml error |[A-Za-z ]{1,40}"
+                     r"\()?(9|12)\b", "nvml vram init failure", "nvmlInit")),
+    # ... and by name: nvml.h's enum, pynvml's exception classes, nvmlErrorString's words after NVML's init
+    ("nvml_init", _p(r"(NVML_ERROR_DRIVER_NOT_LOADED|NVML_ERROR_LIBRARY_NOT_FOUND|NVMLError_DriverNotLoaded|"
+                     r"NVMLError_LibraryNotFound)", "NVML_ERROR_", "NVMLError_")),
     ("modprobe_error", _p(r"modprobe: (?:ERROR|FATAL): [^\n]{0,60}nvidia[^\n]{0,80}", "modprobe: ")),
 ]
 

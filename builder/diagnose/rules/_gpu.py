@@ -8,7 +8,16 @@ def libcuda_failures(log):
     cuda drivers" is about the CUDA runtime, despite its words: tsl/cuda/cudart_stub.cc prints it when
     libcudart fails to load)."""
     found = [(n, ev) for n, ev in log.failed_libraries() if family(n) == "cuda"]
-    return found or [("libcuda.so", ev) for ev in log.all("libcuda_unversioned")[:1]]
+    found = found or [("libcuda.so", ev) for ev in log.all("libcuda_unversioned")[:1]]
+    # PyTorch's "Found no NVIDIA driver" (no driver version readable: libcuda absent) and NVML failing to start
+    # ("driver not loaded" 9, "library not found" 12) say the same of the driver's libraries
+    return found or [("libcuda.so.1", ev) for ev in log.all("torch_no_driver")[:1]] or [
+        ("libnvidia-ml.so.1", ev) for ev in log.all("nvml_init")[:1]]
+
+
+def driver_not_loaded(ev):
+    """NVML's NVML_ERROR_DRIVER_NOT_LOADED (9): its library loaded, the kernel module did not answer."""
+    return ev.kind == "nvml_init" and ev.groups[0] in ("9", "NVML_ERROR_DRIVER_NOT_LOADED", "NVMLError_DriverNotLoaded")
 
 
 def libcuda_loaded(log):
@@ -26,7 +35,7 @@ def gpu_expected(log, ctx):
 def fatal(log, ev):
     """A library failure that stopped the import (TF 1.x's self-check), not a warning."""
     text = log.line_text(ev.line)
-    return "ImportError" in text or "Could not find '" in text
+    return ev.kind in ("torch_no_driver", "nvml_init") or "ImportError" in text or "Could not find '" in text
 
 
 def cpu_only(log):

@@ -3,7 +3,7 @@
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import tfenv_way
-from builder.diagnose.rules._gpu import fatal, gpu_expected, libcuda_failures
+from builder.diagnose.rules._gpu import driver_not_loaded, fatal, gpu_expected, libcuda_failures
 
 ID = "libcuda-missing"
 WSL_LIB = "/usr/lib/wsl/lib"
@@ -26,6 +26,12 @@ def check(log, ctx):
     elif ctx.container:
         fix = t("start the container with `docker run --gpus all ...` (the NVIDIA container toolkit mounts the host "
                 "driver's libcuda.so.1 at start)")
+    elif driver_not_loaded(failed[0][1]):
+        cause = t("NVML, the NVIDIA driver's management library, loaded but reports that the NVIDIA kernel driver "
+                  "is not loaded.")
+        fix = t("load or install the NVIDIA driver: `sudo modprobe nvidia` says why it does not load (with Secure "
+                "Boot the module must be signed or Secure Boot turned off); after installing a driver, reboot; "
+                "nvidia-smi must work afterwards")
     else:
         fix = t("install the NVIDIA driver (nvidia-smi must work afterwards), or add the folder holding {name} to "
                 "LD_LIBRARY_PATH", name=name)

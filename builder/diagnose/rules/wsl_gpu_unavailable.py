@@ -4,10 +4,13 @@ Which WSL cause wins (the definitions, in this order): a Linux NVIDIA driver the
 package, its libraries in the ld cache, a driver/library mismatch: wsl-linux-driver) comes first; then the Windows
 side not giving the GPU (this rule: /dev/dxg or libdxcore missing, NVML's "GPU access blocked by the operating
 system", a GPU in the TCC driver model, the runtime finding the device busy or unavailable or no driver version
-behind "driver insufficient"; beside a failure, a Windows build below WSL's minimum or an Insider build, a WSL kernel
-before 4.19.121 or a Windows driver below wsl.driver_min_windows); then the process not loading WSL's libcuda
-(wsl-lib-path). A failure that names no side (nvidia-smi "couldn't communicate", cuInit NO_DEVICE) goes to this rule
-only with Windows-side evidence.
+behind "driver insufficient", a loader missing WSL's own libdxcore / libd3d12, the container toolkit's "dxcore
+initialization failed" in an otherwise WSL 2 log, `ls /usr/lib/wsl/lib` without a libcuda.so; beside a failure,
+a Windows build below WSL's minimum or an Insider build, a WSL kernel before 4.19.121 or a Windows driver below
+wsl.driver_min_windows); then the process not loading WSL's libcuda or NVML (wsl-lib-path: PyTorch's "Found no
+NVIDIA driver", NVML's init errors 9 / 12, a service's "nvidia-smi command failed" count as that). A failure
+that names no side (nvidia-smi "couldn't communicate", cuInit NO_DEVICE) goes to this rule only with Windows-side
+evidence.
 """
 
 from builder.diagnose.finding import Finding
@@ -25,7 +28,8 @@ RELEASE_BUILDS = {10240, 10586, 14393, 15063, 16299, 17134, 17763, 18362, 18363,
 WSL_KERNEL_MIN = (4, 19, 121)
 # what a GPU failure looks like, whichever side caused it
 FAILURES = ("smi_no_driver", "nvml_failed", "cuinit", "cuda_error", "cuda_error_text", "no_driver_running",
-            "insufficient_driver", "dev_missing", "load_fail", "gpu_none", "libcuda_unversioned")
+            "insufficient_driver", "dev_missing", "load_fail", "gpu_none", "libcuda_unversioned", "torch_no_driver",
+            "nvml_init")
 SUPERSEDES = ("no-gpu-visible", "libcuda-missing", "no-gpu-harmless", "container-nvml-lost", "driver-too-old",
               "container-no-host-driver", "cuinit-error", "wsl-lib-path", "numa-harmless")
 
@@ -42,6 +46,12 @@ def windows_build(log, ctx):
     return None, ""
 
 
+def no_cuda_listing(log):
+    """`ls /usr/lib/wsl/lib` showing WSL's DirectX parts but no libcuda: the Windows driver gives WSL no CUDA."""
+    return [ev for ev in log.all("wsl_lib_listing") if ("d3d12" in ev.groups[0] or "dxcore" in ev.groups[0])
+            and "libcuda" not in ev.groups[0]][:1]
+
+
 def windows_side(log, ctx):
     """The events that put the failure on the Windows side of WSL 2 (empty: none)."""
     dxg = [ev for ev in log.all("dev_missing") if ev.groups[0] == "/dev/dxg"]
@@ -51,7 +61,8 @@ def windows_side(log, ctx):
     busy = [ev for ev in log.all("cuda_error_text") + log.all("cuda_error") + log.all("cuinit")
             if "busy" in ev.groups[0] or "DEVICES_UNAVAILABLE" in ev.groups[0] or "(46)" in ev.groups[0]][:1]
     evidence = dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + unknown_driver + busy
-    evidence += log.all("wsl_lib_missing")[:1] + log.all("smi_tcc")[:1]
+    evidence += log.all("wsl_lib_missing")[:1] + log.all("smi_tcc")[:1] + log.all("nvc_dxcore_failed")[:1]
+    evidence += no_cuda_listing(log)
     build, _ = windows_build(log, ctx)
     if build and (evidence or log.has(*FAILURES)):
         evidence.append(build)
@@ -92,6 +103,14 @@ def check(log, ctx):
             "CONFIG_DXGKRNL, the stock kernel has it); a data-center GPU must run in WDDM mode, not TCC (`nvidia-smi "
             "-g 0 -dm 0` in an elevated prompt); then `wsl --shutdown` and start again",
             build=wsl.get("windows_build_min", "?"), driver=wsl.get("driver_min_windows", "?"))
+    if no_cuda_listing(log):
+        cause = t("/usr/lib/wsl/lib holds WSL's DirectX parts (libdxcore, libd3d12) but no libcuda.so: the Windows "
+                  "NVIDIA driver does not provide CUDA to WSL (its Linux libraries come from "
+                  "C:\\Windows\\System32\\lxss\\lib).")
+        fix = t("reinstall a current NVIDIA Windows driver ({driver} or newer, a clean install) so that it puts "
+                "libcuda.so into C:\\Windows\\System32\\lxss\\lib, then `wsl --shutdown` and check `ls "
+                "/usr/lib/wsl/lib` again; never install a Linux NVIDIA driver inside WSL",
+                driver=wsl.get("driver_min_windows", "?"))
     if why == "insider":
         fix = t("install the next Windows build through Windows Update (or leave the Insider channel for a release "
                 "build), then `wsl --update` and `wsl --shutdown`; a current NVIDIA Windows driver ({driver} or "

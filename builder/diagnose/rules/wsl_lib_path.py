@@ -49,6 +49,8 @@ def check(log, ctx):
     cudnn = [] if failed else _cudnn_sub_library(log)
     failed = failed or log.all("triton_no_libcuda")[:1]
     evidence = failed[:1] + other + cudnn + log.all("smi_not_found")[:1] + log.all("smi_no_nvml")[:1]
+    service = _service_without_path(log)
+    evidence += service
     if not evidence:
         return _nvml_unversioned(log)
     if other:
@@ -64,9 +66,22 @@ def check(log, ctx):
     fix = t("put the folder on the search paths: `export LD_LIBRARY_PATH={folder}:$LD_LIBRARY_PATH` (and "
             "`export PATH=$PATH:{folder}` for nvidia-smi) in ~/.bashrc, or list {folder} in /etc/ld.so.conf.d/ and run "
             "`sudo ldconfig`; never install a Linux NVIDIA driver inside WSL", folder=WSL_LIB)
+    if service:
+        cause = t("nvidia-smi works in your shell ({folder}/nvidia-smi), but the program that ran it (a service, "
+                  "another user, a container) has no {folder} on its PATH.", folder=WSL_LIB)
+        fix = t("give that program WSL's folder: for a systemd service `sudo systemctl edit <service>` with "
+                "`Environment=\"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:{folder}\"` and "
+                "`Environment=\"LD_LIBRARY_PATH={folder}\"`, then restart it; list {folder} in /etc/ld.so.conf.d/ "
+                "and run `sudo ldconfig` for the libraries", folder=WSL_LIB)
     return Finding(ID, t("{name} is in {folder}, which this process does not search", name=name, folder=WSL_LIB),
                    lines(evidence), cause, fix, t("`tfenv wsl` writes an environment that sets this path"), rank=12,
                    supersedes=SUPERSEDES + ("missing-cudnn",) if cudnn else SUPERSEDES)
+
+
+def _service_without_path(log):
+    """A program's "nvidia-smi command failed" beside WSL's nvidia-smi answering in the shell."""
+    works = log.has("smi_works") or any("nvidia-smi" in log.line_text(ev.line) for ev in log.all("wsl_lib"))
+    return log.all("smi_failed")[:1] if works else []
 
 
 def _missing_name(log, libcuda):

@@ -260,6 +260,40 @@ CASES += [
      "runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.  CuDNN library needs to have matching major "
      "version and equal or higher minor version.\ntensorflow.python.framework.errors_impl.UnimplementedError: Graph "
      "execution error:\nDNN library is not found.", "cudnn-version-mismatch", "cuDNN 8.6"),
+    # PyTorch's driver check (c10/cuda/CUDAFunctions.cpp, torch/cuda/__init__.py _check_driver): the driver's library
+    # is not there, a CUDA failure like TF's, read by platform
+    ("torch-no-driver-linux", "  File \"/home/u/.venv/lib/python3.10/site-packages/torch/cuda/__init__.py\", line "
+     "298, in _lazy_init\n    torch._C._cuda_init()\nRuntimeError: Found no NVIDIA driver on your system. Please "
+     "check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx",
+     "libcuda-missing", "install the NVIDIA driver"),
+    ("torch-no-driver-wsl1", "Linux PC 4.4.0-19041-Microsoft #1237-Microsoft Sat Sep 11 14:32:00 PST 2021 x86_64\n"
+     "AssertionError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
+     "a driver from http://www.nvidia.com/Download/index.aspx", "wsl1", "wsl --set-version"),
+    ("torch-no-driver-wsl2", "Linux PC 5.15.90.1-microsoft-standard-WSL2\nRuntimeError: Found no NVIDIA driver on "
+     "your system.", "wsl-lib-path", "/usr/lib/wsl/lib"),
+    ("torch-driver-too-old", "RuntimeError: The NVIDIA driver on your system is too old (found version 10010). Please "
+     "update your GPU driver by downloading and installing a new version from the URL: "
+     "http://www.nvidia.com/Download/index.aspx", "driver-too-old", "update the NVIDIA driver"),
+    # WSL's own libraries (DirectML, Mesa's d3d12, the toolkit's dxcore) missing: no GPU paravirtualisation
+    ("wsl-d3d12core-missing", "OSError: libd3d12core.so: cannot open shared object file: No such file or directory",
+     "wsl-gpu-unavailable", "winver"),
+    ("wsl-toolkit-dxcore", "Linux PC 5.10.16.3-microsoft-standard-WSL2\nI0101 00:00:00.000000 812 nvc.c:395] dxcore "
+     "initialization failed, continuing assuming a non-WSL environment\nnvidia-container-cli: initialization error: "
+     "nvml error: driver not loaded", "wsl-gpu-unavailable", "wsl --update"),
+    ("wsl-lib-listing-no-cuda", "me@PC:~$ ls -l /usr/lib/wsl/lib/\ntotal 38000\n-r-xr-xr-x 1 root root   832936 Sep  1 "
+     "libd3d12.so\n-r-xr-xr-x 1 root root  5115168 Sep  1 libd3d12core.so\n-r-xr-xr-x 1 root root 25927832 Sep  1 "
+     "libdirectml.so\n-r-xr-xr-x 1 root root   878768 Sep  1 libdxcore.so", "wsl-gpu-unavailable", "lxss"),
+    # NVML's init errors by number and by name (nvml.h): WSL 2's loader path; on Linux the driver not loaded
+    ("wsl-nvml-init-9", "Linux PC 5.15.133.1-microsoft-standard-WSL2\ntime=2024-05-01T10:00:00Z level=INFO "
+     "source=gpu.go:101 msg=\"nvmlInit_v2 err: Driver Not Loaded (9)\"", "wsl-lib-path", "/usr/lib/wsl/lib"),
+    ("nvml-driver-not-loaded", "pynvml.nvml.NVMLError_DriverNotLoaded: Driver Not Loaded", "libcuda-missing",
+     "modprobe"),
+    ("nvml-library-not-found", "gpu.go:39: CUDA not detected: nvml vram init failure: nvml error 12",
+     "libcuda-missing", "install the NVIDIA driver"),
+    # a service's "nvidia-smi command failed" while WSL's nvidia-smi answers in the shell
+    ("wsl-service-smi", "Dec 19 06:31:34 pc ollama[231]: warning: gpu support may not be enabled: nvidia-smi command "
+     "failed\n$ /usr/lib/wsl/lib/nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-5c3a)", "wsl-lib-path",
+     "systemctl edit"),
     ("tf1-cudnn-newer", "E tensorflow/stream_executor/cuda/cuda_dnn.cc:396] Loaded runtime CuDNN library: 7102 "
      "(compatibility version 7100) but source was compiled with 7005 (compatibility version 7000).",
      "cudnn-version-mismatch", "cuDNN 7.0"),

@@ -1,0 +1,60 @@
+"""The catalogue of WSL's messages (see builder.diagnose.patterns for how entries are made and where each message
+comes from: builder/diagnose/rules/SOURCES.md)."""
+
+from builder.diagnose.needles import pattern as _p
+
+# WSL2: glibc ldconfig's warning about the Windows driver's plain copies (elf/ldconfig.c "%s is not a symbolic
+# link"), and the GPU paravirtualisation pieces (libdxcore.so, /dev/dxg, /usr/lib/wsl/lib).
+WSL = [
+    ("wsl_not_symlink", _p(r"((?:/usr/lib/wsl/lib/)?libcuda\.so[\d.]{0,12}) is not a symbolic link",
+                           "is not a symbolic link")),
+    # Triton's libcuda_dirs() (python/triton/common/build.py) when `ldconfig -p` lists no libcuda.so: in WSL 2 the
+    # Windows driver's copy is skipped by ldconfig; elsewhere the driver's folder is not in the ld cache
+    ("triton_no_libcuda", _p(r"libcuda\.so cannot found")),
+    # nvidia-smi cannot load NVML (in WSL 2: /usr/lib/wsl/lib is not where the loader looks)
+    ("smi_no_nvml", _p(r"NVIDIA-SMI couldn't find libnvidia-ml\.so library", "NVIDIA-SMI couldn't find")),
+    # the unversioned libcuda.so, which the Linux driver always installs but WSL's ldconfig skips (a copy, not a
+    # link): cuDNN 8's sub-libraries and bitsandbytes dlopen exactly that name
+    # cuda-python's loader (cuda/_cuda/ccuda.pyx "Failed to dlopen libcuda.so") and Rust's cudarc, which dlopens
+    # lib{cuda,nvcuda}.so ("Unable to find cuda lib under the names", later "Unable to dynamically load the \"cuda\"
+    # shared library"), and PyTorch 2.1's c10/cuda/driver_api.cpp (TORCH_INTERNAL_ASSERT(handle_0) after
+    # dlopen("libcuda.so")) say the same of the unversioned name
+    ("libcuda_unversioned", _p(r"(libcuda\.so: cannot open shared object file|libcuda\.so not found|"
+                               r"Failed to dlopen libcuda\.so(?![.\d])|Unable to find cuda lib under the names|"
+                               r"Unable to dynamically load the \"cuda\" shared library|"
+                               r"handle_0 INTERNAL ASSERT FAILED at \"[^\"\n]{0,60}c10/cuda/driver_api\.cpp)",
+                               "libcuda.so: cannot open", "libcuda.so not found", "Failed to dlopen libcuda.so",
+                               "Unable to find cuda lib", 'Unable to dynamically load the "cuda"',
+                               "handle_0 INTERNAL")),
+    # NVML likewise: WSL's driver folder has libnvidia-ml.so.1 only, no unversioned name to dlopen
+    ("nvml_unversioned", _p(r"libnvidia-ml\.so: cannot open shared object file", "libnvidia-ml.so: cannot open")),
+    # `ldconfig -p` listing a driver library outside /usr/lib/wsl/lib: a Linux driver package inside WSL
+    ("ldcache_driver_lib", _p(r"lib(?:cuda|nvidia-ml)\.so[\d.]{0,10} \(libc6[^)\n]{0,30}\) => "
+                              r"((?!/usr/lib/wsl)/[\w/.+-]{1,120})", "(libc6")),
+    # a driver library named with the Linux driver's version (libcuda.so.535.104.05): only a Linux driver package
+    # installs those; the Windows driver's WSL libraries are libcuda.so.1.1 and libnvidia-ml.so.1
+    ("linux_driver_lib", _p(r"((?<![\w.])/(?!usr/lib/wsl)[\w/.+-]{0,100}lib(?:cuda|nvidia-ml)\.so\.\d{3}\.\d{1,3}"
+                            r"(?:\.\d{1,3})?)", "libcuda.so.", "libnvidia-ml.so.")),
+    # the folder the Windows driver's libraries are mounted at is not there
+    ("wsl_lib_missing", _p(r"(?:cannot access '/usr/lib/wsl/lib|/usr/lib/wsl/lib/?'?: No such file or directory)",
+                           "/usr/lib/wsl/lib")),
+    # the GPU paravirtualisation's user-space parts, which only WSL's /usr/lib/wsl/lib has: dxcore, Direct3D 12 (what
+    # DirectML, tensorflow-directml and Mesa's d3d12 driver load)
+    ("dxcore_missing", _p(r"(lib(?:dxcore|d3d12|d3d12core|directml)\.so)[^\n]{0,80}(?:cannot open|not found|No such "
+                          r"file)", "libdxcore", "libd3d12", "libdirectml")),
+    # libnvidia-container's nvc.c: it tries dxcore on every host and says this wherever dxcore is absent, native
+    # Linux included; only a log that is otherwise WSL 2 makes it a finding
+    ("nvc_dxcore_failed", _p(r"dxcore initialization failed")),
+    # `ls /usr/lib/wsl/lib` and the names it printed (the lines after it that name libraries or nvidia-smi)
+    ("wsl_lib_listing", _p(r"(?m)\bls\b[^\n]{0,40}/usr/lib/wsl/lib/?[ \t]*\n((?:(?:total \d+|[^\n]{0,300}"
+                           r"(?:\.so|nvidia-smi)[^\n]{0,300})(?:\n|$))+)", "/usr/lib/wsl/lib", span=12)),
+    # the Windows build, as `ver`/cmd's banner, `systeminfo`, winver or a WSL issue template print it
+    ("windows_build", _p(r"(?:\[Version 10\.0\.|OS Version:\s{0,30}10\.0\.|OS [Bb]uild:?\s{0,3}|[Ii]nsider[^\n]{0,40}?"
+                         r"[Bb]uild\s{0,3}|Windows build number:\s{0,3}\[?(?:Version )?(?:10\.0\.)?)(\d{5})\b",
+                         "[Version 10.0.", "OS Version:", "OS Build", "OS build", "nsider", "Windows build number")),
+    # the WSL issue template's "### Windows Version" heading, the build on a line below it
+    ("windows_build", _p(r"Windows Version\s{0,3}\n(?:\s{0,3}\n)?\s{0,3}(?:Microsoft Windows \[Version )?"
+                         r"10\.0\.(\d{5})\b", "Windows Version", span=2)),
+    # nvidia-smi's GPU row with the TCC driver model (the data-center compute mode): WSL's GPU-PV exposes WDDM GPUs only
+    ("smi_tcc", _p(r"\|\s{1,6}\d{1,2}\s{1,4}[^|\n]{1,60}?\s(TCC)\s{0,6}\|", " TCC ")),
+]
