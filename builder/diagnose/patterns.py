@@ -316,9 +316,13 @@ DEVICE = [
 
 # The driver's kernel side and its tools, as the shell and modprobe print them.
 DRIVER = [
-    # CUDA's link-time stub libcuda (lib64/stubs): cuInit answers CUDA_ERROR_STUB_LIBRARY (34)
-    ("stub_libcuda", _p(r"(stubs/libcuda\.so[\d.]{0,8}|CUDA_ERROR_STUB_LIBRARY|UNKNOWN ERROR \(34\))", "stubs/libcuda",
-                        "CUDA_ERROR_STUB_LIBRARY", "UNKNOWN ERROR (34)")),
+    # CUDA's link-time stub libcuda (lib64/stubs): every driver call answers CUDA_ERROR_STUB_LIBRARY (34; cuda.h "the
+    # CUDA driver that the application has loaded is a stub library"), cudaGetErrorString's "CUDA driver is a stub
+    # library"; as TF ("UNKNOWN ERROR (34)"), Warp ("(CUDA error 34)") and numba ("CudaAPIError: [34]") print it
+    ("stub_libcuda", _p(r"(stubs/libcuda\.so[\d.]{0,8}|CUDA_ERROR_STUB_LIBRARY|cudaErrorStubLibrary|UNKNOWN ERROR "
+                        r"\(34\)|CUDA driver is a stub library|\(CUDA error 34\)|CudaAPIError: \[34\])",
+                        "stubs/libcuda", "CUDA_ERROR_STUB_LIBRARY", "cudaErrorStubLibrary", "UNKNOWN ERROR (34)",
+                        "CUDA driver is a stub library", "(CUDA error 34)", "CudaAPIError: [34]")),
     # PyTorch's wording of cuInit's CUDA_ERROR_UNKNOWN (c10/cuda)
     ("cuda_unknown", _p(r"CUDA unknown error")),
     # CUDA_ERROR_SYSTEM_NOT_READY (802): NVSwitch systems whose fabric manager is not running

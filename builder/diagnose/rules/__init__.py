@@ -26,6 +26,7 @@ from builder.diagnose.rules import (
     gpu_too_old,
     jetson_container,
     libcuda_missing,
+    libcuda_stub,
     missing_cuda_runtime,
     missing_cudnn,
     msvc_runtime,
@@ -52,7 +53,7 @@ from builder.diagnose.rules import (
 RULES = [
     wsl1, wsl_linux_driver, windows_gpu_after_210, python_unsupported, cpu_no_avx, store_python, msvc_runtime,
     numpy2, protobuf4, driver_too_old, driver_dso_mismatch, tf24_cusolver, missing_cuda_runtime, zlibwapi,
-    missing_cudnn, libcuda_missing, no_gpu_visible, cudnn_version_mismatch, xla_libdevice, gpu_too_new,
+    missing_cudnn, libcuda_missing, libcuda_stub, no_gpu_visible, cudnn_version_mismatch, xla_libdevice, gpu_too_new,
     cudnn_init_failed, gpu_out_of_memory, dll_load_failed, dll_load_failed_other, no_gpu_harmless, optional_library,
     container_toolkit_missing, docker_too_old, container_driver_too_old, container_no_host_driver,
     container_nvml_lost, jetson_container, wsl_libcuda_symlink, wsl_gpu_unavailable, wsl_lib_path, numa_harmless,

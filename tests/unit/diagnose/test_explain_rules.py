@@ -192,8 +192,14 @@ CASES += [
     ("cuinit-busy", "E tensorflow/stream_executor/cuda/cuda_driver.cc:328] failed call to cuInit: "
      "CUDA_ERROR_DEVICES_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable", "cuinit-error",
      "nvidia-smi -c 0"),
+    # CUDA's stub libcuda: TF's cuInit 34, PyTorch's runtime text, a loader path into a stubs folder in an image
     ("cuinit-stub", "W tensorflow/stream_executor/cuda/cuda_driver.cc:326] failed call to cuInit: UNKNOWN ERROR (34)",
-     "cuinit-error", "stubs"),
+     "libcuda-stub", "stubs"),
+    ("torch-stub-text", "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run "
+     "some cuda functions before calling NumCudaDevices() that might have already set an error? Error 34: CUDA driver "
+     "is a stub library", "libcuda-stub", "LD_LIBRARY_PATH"),
+    ("container-stub-path", "root@4f1c2a9b7e3d:/app# docker run --gpus all img\nOSError: /usr/local/cuda/lib64/stubs/"
+     "libcuda.so: undefined symbol: cuDeviceGetUuid_v2", "libcuda-stub", "--gpus all"),
     # WSL 2: which side is at fault (wsl_gpu_unavailable's docstring)
     ("wsl-insider-build", "Microsoft Windows [Version 10.0.21343.1000]\nLinux version 5.4.91-microsoft-standard-WSL2\n"
      "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
