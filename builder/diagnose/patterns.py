@@ -156,6 +156,13 @@ PATTERNS = [
     ("pip_no_version", _p(r"(?:Could not find a version that satisfies the requirement|"
                           r"No matching distribution found for) (tensorflow[\w-]{0,12}(?:[=<>~!]=?[\d.*]{1,12})?)",
                           'Could not find a version', 'No matching distribution')),
+    # pip's resolver on one of NVIDIA's CUDA wheels (tensorflow[and-cuda]'s nvidia-*-cu11/cu12): they are built for
+    # Linux only; elsewhere an index has at most the 0.0.1.devN placeholder sdists
+    ("pip_nvidia_wheel", _p(r"(?:Could not find a version that satisfies the requirement|No matching distribution "
+                            r"found for) (nvidia-[a-z-]{1,40}-cu1\d)", "Could not find a version",
+                            "No matching distribution")),
+    ("placeholder_versions", _p(r"\(from versions: (?:0\.0\.1\.dev\d{1,2}(?:, )?){1,8}\)",
+                                "(from versions: 0.0.1.dev")),
     # tensorflow-gpu 2.11+ on an index: a placeholder sdist that refuses to build
     ("tf_gpu_placeholder", _p(r"tensorflow[-_]gpu-(2\.(?:1[1-9]|[2-9]\d)[\w.]{0,10})\.tar\.gz", "tensorflow-gpu-",
                               "tensorflow_gpu-")),
@@ -164,7 +171,11 @@ PATTERNS = [
                        "Could not install packages due to")),
     ("not_supported_wheel", _p(r"(tensorflow[\w.-]{0,80}\.whl) is not a supported wheel", 'is not a supported wheel')),
     # the CPU
-    ("illegal_instruction", _p(r"Illegal instruction")),
+    # SIGILL in the shells' words: bash and Python's faulthandler "Illegal instruction", zsh's signal names
+    # (Src/signames2.awk) "illegal hardware instruction", fish "terminated by signal SIGILL"; not CUDA's
+    # lower-case "an illegal instruction was encountered" (a GPU kernel's fault)
+    ("illegal_instruction", _p(r"(Illegal instruction|illegal hardware instruction|signal SIGILL)",
+                               "Illegal instruction", "illegal hardware instruction", "signal SIGILL")),
     # STATUS_ILLEGAL_INSTRUCTION as Windows and Python print it: hex, signed and unsigned decimal
     ("illegal_instruction", _p(r"(0xC000001D|-1073741795|3221225501)", "0xC000001D", "0xc000001d", "-1073741795",
                                "3221225501")),
@@ -247,6 +258,8 @@ CONTAINER = [
     ("unknown_runtime", _p(r"(?:[Uu]nknown or invalid runtime name|Unknown runtime specified):? ?(\w{1,40})",
                            "nknown or invalid runtime name", "Unknown runtime specified")),
     ("unknown_gpus_flag", _p(r"unknown flag: --gpus")),
+    # a container start as typed (not nvidia-docker's, which adds the GPU itself); its flags are read by the rules
+    ("docker_run", _p(r"(?<![\w-])(?:docker|podman) run\b", "docker run", "podman run")),
     # the hook's `exec command: [... nvidia-container-cli ... --require=cuda>=9.0 ...]` (toolkit 1.0): the same
     # condition when a paste wraps the "unsatisfied condition" line
     ("nvc_require_arg", _p(r"--require=(cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})", "--require=")),
@@ -292,6 +305,8 @@ DEVICE = [
     ("gpu_ignored", _p(r"Ignoring (?:visible )?gpu device \((?:[^\n)]{0,160}compute capability: (\d{1,2}\.\d))?",
                        "gpu device (")),
     ("min_capability", _p(r"minimum required Cuda capability is (\d{1,2}\.\d)")),
+    # DeepFaceLab's device check (nnlib), TF's minimum applied before TF starts: no GPU of that capability
+    ("no_capable_device", _p(r"No CUDA device found with minimum required compute capability (\d{1,2}\.\d)")),
     # cuda_gpu_executor.cc / cuda_executor.cc read the sysfs node; gpu_device.cc and pluggable_device_factory.cc
     # (DirectML, Metal) say "Could not identify NUMA node of platform GPU id/ID N, defaulting to 0"
     ("numa", _p(r"(successful NUMA node read from SysFS had negative value|could not open file to read NUMA node|"

@@ -1,8 +1,13 @@
 """TF loaded a cuDNN other than the one it was compiled with (cuda_dnn.cc "Loaded runtime CuDNN library: X but
-source was compiled with: Y"): an older copy first on the path, or, for TF 1.x, any other minor version."""
+source was compiled with: Y"): an older copy first on the path, or, for TF 1.x, any other minor version.
+
+Which cause wins: the mismatch line is why cuDNN then fails, so it ranks above what follows from it: cuDNN's
+init failures (cudnn-init-failed) and TF's "DNN library is not found" (missing-cudnn, which this finding replaces
+unless a cuDNN library also failed to load, a finding of its own ranked after this one)."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
+from builder.diagnose.rules import missing_cudnn
 from builder.diagnose.rules._common import tfenv_way
 from builder.diagnose.versions import vkey
 
@@ -49,5 +54,7 @@ def check(log, ctx):
            t("install cuDNN {want} or newer with the same major version; {where}", want=want, where=where))
     if vkey(built) >= (8, 6):
         fix += t("; for TF 2.14+ `pip install tensorflow[and-cuda]` brings the cuDNN wheel it was built with")
+    # "DNN library is not found" follows from the mismatch; a cuDNN that did not load at all is a finding of its own
+    explained = ("cudnn-init-failed",) if missing_cudnn.not_loaded(log, ctx) else ("cudnn-init-failed", "missing-cudnn")
     return Finding(ID, t("cuDNN {loaded} was loaded; TF was compiled with {built}", loaded=loaded, built=built),
-                   [ev.line], cause, fix, tfenv_way(ctx), rank=42, supersedes=("cudnn-init-failed",))
+                   [ev.line], cause, fix, tfenv_way(ctx), rank=35, supersedes=explained)

@@ -35,18 +35,24 @@ FIXES = {
                                "the driver's own libcuda.so.1 loads",
     "CUDA_ERROR_OPERATING_SYSTEM": "the operating system refused the driver call: check `dmesg` for NVRM errors and "
                                    "reboot; in a container, check it was started with `--gpus`",
+    # 500, "named symbol not found": libcuda looked for a part of the driver that is not there
+    "CUDA_ERROR_NOT_FOUND": "the driver's user-space libraries are an incomplete or mixed set (a libcuda of one "
+                            "driver version beside libraries of another): reinstall the NVIDIA driver so that they "
+                            "all come from one version, and remove other copies of libcuda from the loader path",
 }
 DEFAULT = "CUDA_ERROR_UNKNOWN"
 # CUresult numbers (cuda.h) for results TF prints as "UNKNOWN ERROR (N)" or PyTorch as "code N"
 _CODES = {"34": "CUDA_ERROR_STUB_LIBRARY", "802": "CUDA_ERROR_SYSTEM_NOT_READY",
           "804": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "999": "CUDA_ERROR_UNKNOWN",
           "46": "CUDA_ERROR_DEVICES_UNAVAILABLE", "101": "CUDA_ERROR_INVALID_DEVICE", "3": "CUDA_ERROR_NOT_INITIALIZED",
-          "304": "CUDA_ERROR_OPERATING_SYSTEM"}
+          "304": "CUDA_ERROR_OPERATING_SYSTEM", "500": "CUDA_ERROR_NOT_FOUND"}
 
 
 def check(log, ctx):
     failed = [ev for ev in log.all("cuinit") if not any(c in ev.groups[0] for c in COVERED)]
-    others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES] + log.all("cuda_unknown")[:1]
+    # NOT_FOUND only from cuInit: from a module lookup ("failed to get PTX kernel") it is a kernel the build lacks
+    others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES and ev.groups[0] != "CUDA_ERROR_NOT_FOUND"]
+    others += log.all("cuda_unknown")[:1]
     others += [ev for ev in log.all("cuda_error_text") if "busy" in ev.groups[0]][:1]  # DEVICES_UNAVAILABLE's words
     # 802 itself, or the fabric manager named beside a failed device count / cuInit
     fabric = [ev for ev in log.all("system_not_ready") if "abric" not in ev.groups[0] or
@@ -69,6 +75,13 @@ def check(log, ctx):
     if name == "CUDA_ERROR_UNKNOWN" and ctx.wsl:  # no nvidia_uvm module in WSL: the Windows side it is
         fix = t("in WSL 2 the kernel side is the Windows driver: run `wsl --shutdown` in Windows and start again, "
                 "then update the NVIDIA Windows driver and WSL (`wsl --update`) if it persists")
+    elif name == "CUDA_ERROR_NOT_FOUND" and ctx.container:
+        # the toolkit mounts the driver's libraries by a list; a newer driver (Windows 555 added libnvdxgdmal.so.1)
+        # has one the list of an older toolkit or Docker Desktop lacks
+        fix = t("the container got an incomplete set of the driver's libraries: the NVIDIA container toolkit (Docker "
+                "Desktop on Windows) is older than the host's or the Windows NVIDIA driver and does not mount a "
+                "library the newer driver needs; update Docker Desktop or the NVIDIA container toolkit, or go back "
+                "to the previous driver until it is")
     elif name == "CUDA_ERROR_UNKNOWN" and ctx.windows:
         fix = t("restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it persists, "
                 "reinstall the NVIDIA driver with a clean install")

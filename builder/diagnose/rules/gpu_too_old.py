@@ -16,12 +16,22 @@ def check(log, ctx):
     old = cc and vkey(cc) < vkey(OFFICIAL_MIN)
     crash = (log.all("no_kernel_image")[:1] + [ev for ev in log.all("cuda_error")
                                                if ev.groups[0] == "CUDA_ERROR_NO_BINARY_FOR_GPU"][:1]) if old else []
-    if not (ignored or crash):
+    none_capable = log.all("no_capable_device")[:1]
+    if not (ignored or crash or none_capable):
         return None
-    minimum = log.first("min_capability")
+    minimum = log.first("min_capability") or (none_capable[0] if none_capable else None)
     need = minimum.groups[0] if minimum else OFFICIAL_MIN
-    have = (ignored[0].groups[0] if ignored and ignored[0].groups[0] else cc) or "?"
+    have = (ignored[0].groups[0] if ignored and ignored[0].groups[0] else cc) or ""
     evidence = ignored + crash + ([minimum] if minimum else [])
+    if not have:  # the check names only the minimum: the GPU's own capability is on NVIDIA's list
+        cause = t("No GPU here has compute capability {need} or newer, the least this TF build has GPU code for, so "
+                  "it runs on the CPU.", need=need)
+        fix = t("look the GPU up in NVIDIA's CUDA GPUs list (developer.nvidia.com/cuda-gpus): below {need} no driver "
+                "or CUDA setup helps; build TF from source with TF_CUDA_COMPUTE_CAPABILITIES set to its compute "
+                "capability, run on the CPU, or use a GPU of compute capability {need} or newer", need=need)
+        return Finding(ID, t("The GPU is too old for this TensorFlow build (compute capability below {need})",
+                             need=need), lines(evidence), cause, fix, "", rank=28,
+                       supersedes=("gpu-too-new", "no-gpu-visible"))
     cause = t("This GPU has compute capability {have}; the TF build has GPU code only for {need} and newer, so it "
               "ignores the GPU and runs on the CPU.", have=have, need=need)
     fix = t("no driver or CUDA setup changes the compute capability: build TF from source with "

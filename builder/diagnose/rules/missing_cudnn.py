@@ -8,10 +8,15 @@ from builder.diagnose.versions import family, version_suffix
 ID = "missing-cudnn"
 
 
+def not_loaded(log, ctx):
+    """The cuDNN libraries that failed to load, as (name, event). cuDNN 8's sub-libraries (libcudnn_ops_infer.so.8,
+    cudnn_cnn_infer64_8.dll) missing themselves: cuDNN is not (fully) installed. On Windows a sub-library that is
+    there but fails with error 126 (or under cuDNN 8.3-8.8) lacks zlibwapi.dll: that finding replaces this one."""
+    return [(n, ev) for n, ev in log.failed_libraries() if family(n) == "cudnn" or family(n).startswith("cudnn_")]
+
+
 def check(log, ctx):
-    # cuDNN 8's sub-libraries (libcudnn_ops_infer.so.8) missing themselves: cuDNN is not (fully) installed
-    found = [(n, ev) for n, ev in log.failed_libraries()
-             if family(n) == "cudnn" or (family(n).startswith("cudnn_") and not ctx.windows)]
+    found = not_loaded(log, ctx)
     if not found and not log.has("dnn_not_found"):
         return None
     lines = [ev.line for _, ev in found] + [ev.line for ev in log.all("dnn_not_found")[:1]]
@@ -35,5 +40,10 @@ def check(log, ctx):
         if major != "7":
             fix += "; " + t("or `pip install nvidia-cudnn-cu11` (8.x with minor >= TF's) and add "
                             "site-packages/nvidia/cudnn/lib to LD_LIBRARY_PATH")
+    if any(family(n).startswith("cudnn_") for n, _ in found):
+        names = ("cudnn64_8.dll, cudnn_ops_infer64_8.dll, cudnn_cnn_infer64_8.dll" if ctx.windows else
+                 "libcudnn.so.8, libcudnn_ops_infer.so.8, libcudnn_cnn_infer.so.8")
+        fix += "; " + t("cuDNN 8 is a set of libraries ({names}, ...): install the whole set from one cuDNN release, "
+                        "not single files", names=names)
     return Finding(ID, t("TensorFlow cannot load cuDNN {cudnn}", cudnn=cudnn), lines, cause, fix, tfenv_way(ctx),
                    rank=36)

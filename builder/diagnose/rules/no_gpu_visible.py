@@ -5,18 +5,29 @@ paths /usr/local/nvidia are on LD_LIBRARY_PATH), a missing libcuda.so.1 means th
 a GPU request (the NVIDIA toolkit mounts the driver library and the devices together, or neither):
 no-gpu-visible, ahead of libcuda-missing and the harmless no-GPU note. Without CUDA libraries in sight, TF's
 probe finding no driver is no-gpu-harmless; a driver library missing on a host where the log shows a GPU, or
-that stops the import, is libcuda-missing."""
+that stops the import, is libcuda-missing. A `docker run` (or `podman run`) in the log without a GPU request
+(`--gpus`, `--runtime=nvidia`, `--device nvidia.com/gpu=...`) followed by a no-driver line (TF's "Could not find
+cuda drivers", libcuda.so.1 missing, cuInit's no device / 303, nvidia-smi not found) is no-gpu-visible too: the
+toolkit mounts the driver only into containers that ask for a GPU. A libcuda.so.1 failure that stops TF 1.x's
+import stays libcuda-missing (above; its container fix names `--gpus all` as well)."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
+from builder.diagnose.rules import missing_cuda_runtime
 from builder.diagnose.rules._common import tfenv_way
-from builder.diagnose.rules._gpu import libcuda_failures
+from builder.diagnose.rules._gpu import fatal, libcuda_failures
 from builder.diagnose.versions import family
 
 ID = "no-gpu-visible"
 
 
+GPU_REQUESTS = ("--gpus", "--runtime=nvidia", "--runtime nvidia", "nvidia.com/gpu", "/dev/nvidia")
+
+
 def check(log, ctx):
+    no_driver = _no_driver_lines(log)
+    if no_driver and started_without_gpu(log):
+        return _run_without_gpu(log, ctx, no_driver)
     no_device = [ev for ev in log.all("cuinit") if "NO_DEVICE" in ev.groups[0] or "(-1)" in ev.groups[0]]
     evidence = no_device[:1] + log.all("dev_missing")[:1]
     if no_device or evidence:
@@ -53,3 +64,41 @@ def _gpu_image_without_gpu(log, ctx):
     library: the toolkit did not set it up."""
     return bool(ctx.container and (log.has("container_path")
                                    or any(family(n) != "cuda" for n in log.opened_libraries())))
+
+
+def started_without_gpu(log):
+    """Every `docker run` the log shows (its continuation lines too) lacks a GPU request."""
+    runs = log.all("docker_run")
+    for ev in runs:
+        number, command = ev.line, log.line_text(ev.line)
+        while command.endswith("\\") and number < min(log.line_count, ev.line + 20):
+            number += 1
+            command += " " + log.line_text(number)
+        if any(flag in command for flag in GPU_REQUESTS):
+            return False
+    return bool(runs)
+
+
+def _no_driver_lines(log):
+    """Lines saying the process found no NVIDIA driver or device."""
+    cuinit = [ev for ev in log.all("cuinit") if any(code in ev.groups[0] for code in ("NO_DEVICE", "(303)", "(-1)"))]
+    if any(fatal(log, ev) for _, ev in libcuda_failures(log)):
+        return []
+    return (log.all("no_cuda_drivers")[:1] + [ev for _, ev in libcuda_failures(log)[:1]] + cuinit[:1]
+            + log.all("no_driver_running")[:1] + log.all("dev_missing")[:1] + log.all("smi_not_found")[:1]
+            + log.all("cuda_error_text")[:1])
+
+
+def _run_without_gpu(log, ctx, no_driver):
+    cause = t("The container was started without a GPU request (`docker run` without `--gpus`), so the NVIDIA "
+              "container toolkit put neither the driver's libraries nor the GPU devices into it.")
+    fix = t("start the container with `docker run --gpus all ...` (the host needs the NVIDIA driver and the "
+            "NVIDIA container toolkit; docker compose: a GPU device reservation); pointing LD_LIBRARY_PATH at "
+            "CUDA's compat libraries does not help")
+    # TF's unnamed "Cannot dlopen" / "Could not find cuda drivers" follow from it; a CUDA library named is its own
+    explained = ("libcuda-missing", "no-gpu-harmless", "cuinit-error")
+    if not missing_cuda_runtime.missing(log):
+        explained += ("missing-cuda-runtime",)
+    evidence = [log.all("docker_run")[0].line] + [ev.line for ev in no_driver]
+    return Finding(ID, t("No GPU device is visible to TensorFlow"), evidence, cause, fix, tfenv_way(ctx), rank=30,
+                   supersedes=explained)

@@ -44,6 +44,19 @@ CASES = [
     ("wsl2-system-mismatch", "/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\nfailed call to cuInit: "
      "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: system has unsupported display driver / cuda driver combination",
      "wsl-linux-driver", "wsl --shutdown"),
+    # a GPU image started without a GPU request: TF 2.14+'s no-driver line, or TF 2.x's libcuda warning and cuInit 303
+    ("docker-run-no-gpus-tf214", "$ docker run -it --rm tensorflow/tensorflow:2.14.0-gpu python -c 'import tensorflow'"
+     "\nI tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be used.",
+     "no-gpu-visible", "--gpus all"),
+    ("docker-run-no-gpus-cuinit-303", "docker run -it -p 8888:8888 tensorflow/tensorflow:2.9.1-gpu-jupyter\n"
+     + fail("libcuda.so.1") + "\nW tensorflow/stream_executor/cuda/cuda_driver.cc:269] failed call to cuInit: UNKNOWN "
+     "ERROR (303)", "no-gpu-visible", "--gpus all"),
+    # cuInit's 500 in a container (toolkit / Docker Desktop older than the driver), by name and by number
+    ("container-cuinit-not-found", "$ docker run --gpus all -it tensorflow/tensorflow:latest-gpu bash\nE "
+     "external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:282] failed call to cuInit: CUDA_ERROR_NOT_FOUND: "
+     "named symbol not found", "cuinit-error", "Docker Desktop"),
+    ("compose-cuinit-500", "trainer-1  | W tensorflow/stream_executor/cuda/cuda_driver.cc:326] failed call to cuInit: "
+     "UNKNOWN ERROR (500)\ntrainer-1  | $ docker compose up", "cuinit-error", "container toolkit"),
     ("tf214-no-drivers", "I external/local_tsl/tsl/cuda/cudart_stub.cc:31] Could not find cuda drivers on your "
      "machine, GPU will not be used.", "no-gpu-harmless", "TF_CPP_MIN_LOG_LEVEL"),
     ("container-804", "failed call to cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility was "
@@ -57,6 +70,11 @@ CASES = [
      "code -1073741795 (0xC000001D)", "cpu-no-avx", "AVX"),
     ("win-illegal-instruction-unsigned", "ImportError: DLL load failed with error code 3221225501 while importing "
      "_pywrap_tensorflow_internal", "cpu-no-avx", "AVX"),
+    # SIGILL as zsh (signal names of Src/signames2.awk) and fish print it after `import tensorflow`
+    ("zsh-sigill", "$ python3 -c 'import tensorflow'\nzsh: illegal hardware instruction  python3 -c 'import "
+     "tensorflow'", "cpu-no-avx", "/proc/cpuinfo"),
+    ("fish-sigill", "fish: Job 1, 'python3 -c \"import tensorflow\"' terminated by signal SIGILL (Illegal "
+     "instruction)", "cpu-no-avx", "AVX"),
     ("win-avx-dll-init", "ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed.",
      "cpu-no-avx", "AVX"),
     ("win-pywrap", "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module "
@@ -70,6 +88,19 @@ CASES = [
      "found.", "store-python", "python.org"),
     ("vcruntime-dialog", "The code execution cannot proceed because VCRUNTIME140_1.dll was not found.",
      "msvc-runtime", "vc_redist.x64.exe"),
+    # cuDNN 8's loader on Windows when a sub-DLL itself is absent (one DLL copied instead of the whole bin folder)
+    ("win-cudnn-sub-dll-absent", "Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library "
+     "path!", "missing-cudnn", "whole set"),
+    # tensorflow[and-cuda] on Windows: NVIDIA's CUDA wheels are Linux-only
+    ("win-and-cuda-wheel", "(venv) C:\\Users\\me\\proj>pip install tensorflow[and-cuda]==2.14.0\nERROR: No matching "
+     "distribution found for nvidia-cudnn-cu11==8.6.0.163; extra == \"and-cuda\"", "windows-gpu-after-210", "WSL2"),
+    # DeepFaceLab's device check names only the minimum; TF's own line on a Windows machine names the GPU's
+    ("dfl-no-capable-device", "C:\\DeepFaceLab\\_internal\\python-3.6.8\\python.exe main.py extract\nNo CUDA "
+     "device found with minimum required compute capability 3.5", "gpu-too-old", "cuda-gpus"),
+    ("win-cc30-ignored", "C:\\Users\\me>python -c \"import tensorflow as tf; print(tf.test.is_gpu_available())\"\n"
+     "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1703] Ignoring visible gpu device (device: 0, name: GeForce "
+     "GTX 660M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The minimum "
+     "required Cuda capability is 3.5.", "gpu-too-old", "compute capability 3.5"),
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
@@ -224,6 +255,11 @@ CASES += [
      "E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library: 8.0.4 but source was "
      "compiled with: 8.1.0.", "cudnn-version-mismatch",
      "and in LD_LIBRARY_PATH"),
+    # TF 2.x: cuDNN refusing an older minor, then the convolution's "DNN library is not found" (the mismatch first)
+    ("cudnn-mismatch-then-dnn-not-found", "E tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:417] Loaded "
+     "runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.  CuDNN library needs to have matching major "
+     "version and equal or higher minor version.\ntensorflow.python.framework.errors_impl.UnimplementedError: Graph "
+     "execution error:\nDNN library is not found.", "cudnn-version-mismatch", "cuDNN 8.6"),
     # PyTorch's driver check (c10/cuda/CUDAFunctions.cpp, torch/cuda/__init__.py _check_driver): the driver's library
     # is not there, a CUDA failure like TF's, read by platform
     ("torch-no-driver-linux", "  File \"/home/u/.venv/lib/python3.10/site-packages/torch/cuda/__init__.py\", line "
@@ -279,6 +315,11 @@ NOTHING = [
     "root@3f2a9c1b7d8e:/workspace# nvidia-smi -L\nGPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1234)",
     "me@PC:~$ ls /usr/lib/wsl/lib\nlibcuda.so  libcuda.so.1  libcuda.so.1.1  libdxcore.so  nvidia-smi",
     "docker run --gpus all --rm tensorflow/tensorflow:2.9.1-gpu python -c 'import tensorflow as tf'",
+    # Linux pip without a matching NVIDIA wheel (an old Python): not the Windows answer, nor any other
+    "(venv) me@box:~/proj$ pip install nvidia-cudnn-cu12==9.1.0.70\nERROR: Could not find a version that "
+    "satisfies the requirement nvidia-cudnn-cu12==9.1.0.70 (from versions: none)",
+    # a GPU kernel's fault (cudaErrorIllegalInstruction's text), not the CPU's SIGILL
+    "RuntimeError: CUDA error: an illegal instruction was encountered",
     "",
 ]
 
@@ -409,3 +450,12 @@ def test_wsl2_from_what_only_wsl2_prints(facts):
     # a Windows build beside DLL names is native Windows
     native = "Microsoft Windows [Version 10.0.19045.3570]\n" + fail("cudart64_110.dll", "cudart64_110.dll not found")
     assert diagnose.explain(native, facts).context.platform.value == "windows"
+
+
+def test_a_docker_run_with_a_gpu_request_on_a_continuation_line_is_no_bare_run(facts):
+    """The GPU request may sit on a continuation line of the command; then the no-driver line has another cause."""
+    tail = "\nI tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be"
+    bare = "docker run -it \\\n  -v $PWD:/work \\\n  tensorflow/tensorflow:2.14.0-gpu bash" + tail
+    asked = "docker run -it \\\n  --gpus all \\\n  tensorflow/tensorflow:2.14.0-gpu bash" + tail
+    assert [f.id for f in diagnose.explain(bare, facts).findings][:1] == ["no-gpu-visible"]
+    assert "no-gpu-visible" not in [f.id for f in diagnose.explain(asked, facts).findings]
