@@ -7,6 +7,7 @@ from builder.diagnose.rules._gpu import driver_not_loaded, fatal, gpu_expected, 
 
 ID = "libcuda-missing"
 WSL_LIB = "/usr/lib/wsl/lib"
+WINDOWS_NAMES = {"libcuda.so.1": "nvcuda.dll", "libnvidia-ml.so.1": "nvml.dll"}
 
 
 def check(log, ctx):
@@ -14,6 +15,8 @@ def check(log, ctx):
     if not failed or not (gpu_expected(log, ctx) or fatal(log, failed[0][1])):
         return None
     name = failed[0][0]
+    if ctx.windows and failed[0][1].kind in ("torch_no_driver", "nvml_init"):  # no loader line named it
+        name = WINDOWS_NAMES.get(name, name)
     evidence = [ev.line for _, ev in failed[:1]] + [ev.line for ev in log.all("cuinit")[:1]]
     cause = t("{name} is the NVIDIA driver's library, never part of CUDA or an image, and it is not loadable here.",
               name=name)

@@ -272,6 +272,9 @@ CASES += [
      "298, in _lazy_init\n    torch._C._cuda_init()\nRuntimeError: Found no NVIDIA driver on your system. Please "
      "check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx",
      "libcuda-missing", "install the NVIDIA driver"),
+    ("torch-no-driver-windows", "  File \"C:\\Users\\me\\venv\\lib\\site-packages\\torch\\cuda\\__init__.py\", line "
+     "239, in _lazy_init\n    torch._C._cuda_init()\nRuntimeError: Found no "
+     "NVIDIA driver on your system.", "libcuda-missing", "nvcuda.dll"),
     ("torch-no-driver-wsl1", "Linux PC 4.4.0-19041-Microsoft #1237-Microsoft Sat Sep 11 14:32:00 PST 2021 x86_64\n"
      "AssertionError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
      "a driver from http://www.nvidia.com/Download/index.aspx", "wsl1", "wsl --set-version"),
