@@ -282,6 +282,9 @@ CONTAINER = [
     ("k8s", _p(r"(kubectl|kubelet|cpu-manager-policy)", "kubectl", "kubelet", "cpu-manager-policy")),
     ("dev_eperm", _p(r'open\("/dev/nvidia(?:ctl|\d{1,2}|-uvm)"[^\n]{0,200}EPERM', 'open("/dev/nvidia')),
     ("file_too_short", _p(r"(lib[\w+-]{1,60}\.so[\d.]{0,12}): file too short", "file too short")),
+    # the linker on the same empty placeholder (binutils ld "file not recognized: %E", bfd's "file truncated")
+    ("file_too_short", _p(r"(lib[\w+-]{1,60}\.so[\d.]{0,12}):?\s{1,3}file not recognized: [Ff]ile truncated",
+                          "ile truncated")),
     # Jetson: the toolkit's csv mode (internal/info/auto.go), L4T images and Tegra kernels
     ("jetson", _p(r"(/usr/lib/aarch64-linux-gnu/lib(?:cu|nv)\w{0,30}\.(?:so|a)\b|l4t-[\w.-]{1,40}|"
                   r"nvidia-l4t-[\w-]{1,40}|\d\.\d{1,2}\.\d{1,3}-tegra|[Jj]et[Pp]ack|Jetson|"

@@ -22,6 +22,9 @@ def check(log, ctx):
             "host (`cat /etc/nv_tegra_release`: r32.x is JetPack 4 with CUDA 10.2, r34/r35 JetPack 5 with CUDA "
             "11.4); if the CSV files under host-files-for-container.d are missing or empty, re-install the "
             "nvidia-container-csv-* (JetPack container) packages")
+    if log.has("file_too_short"):  # the empty placeholders the runtime mounts over, left where it did not run
+        fix += "; " + t("`docker build` takes no --runtime flag: set \"default-runtime\": \"nvidia\" in "
+                        "/etc/docker/daemon.json and restart Docker so that builds get the host's libraries too")
     return Finding(ID, t("Jetson container without the host's CUDA libraries"), lines(jetson[:1] + trouble), cause,
                    fix, t("tfenv's images are for x86-64 hosts; on Jetson use NVIDIA's l4t images"), rank=6,
                    supersedes=("missing-cuda-runtime", "missing-cudnn", "libcuda-missing", "no-gpu-visible",

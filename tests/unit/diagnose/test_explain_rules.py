@@ -247,6 +247,9 @@ CASES += [
     ("cc30-ignored", "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1283] Ignoring visible gpu device (device: 0, "
      "name: Quadro K2000M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The "
      "minimum required Cuda capability is 3.5.", "gpu-too-old", "TF_CUDA_COMPUTE_CAPABILITIES=3.0"),
+    # Jetson: the linker on the empty placeholder of a build without the NVIDIA runtime
+    ("jetson-build-placeholder", "/usr/bin/ld: /usr/lib/aarch64-linux-gnu/libcudnn.so: file not recognized: file "
+     "truncated\ncollect2: error: ld returned 1 exit status", "jetson-container", "default-runtime"),
     ("ngc-driver-check", "ERROR: This container was built for NVIDIA Driver Release 455.23 or later, but\n"
      "       version 450.66 was detected and compatibility mode is UNAVAILABLE.", "driver-too-old", "455.23"),
     ("factory-twice", "E0000 00:00:1744015772.625537 3982776 cuda_dnn.cc:8579] Unable to register cuDNN factory: "
