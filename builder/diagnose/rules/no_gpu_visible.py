@@ -7,7 +7,8 @@ no-gpu-visible, ahead of libcuda-missing and the harmless no-GPU note. Without C
 probe finding no driver is no-gpu-harmless; a driver library missing on a host where the log shows a GPU, or
 that stops the import, is libcuda-missing. A `docker run` (or `podman run`) in the log without a GPU request
 (`--gpus`, `--runtime=nvidia`, `--device nvidia.com/gpu=...`) followed by a no-driver line (TF's "Could not find
-cuda drivers", libcuda.so.1 missing, cuInit's no device / 303, nvidia-smi not found) is no-gpu-visible too: the
+cuda drivers", libcuda.so.1 missing, cuInit's no device / 303, nvidia-smi not found, PyTorch's "Found no NVIDIA
+driver") is no-gpu-visible too: the
 toolkit mounts the driver only into containers that ask for a GPU. A libcuda.so.1 failure that stops TF 1.x's
 import stays libcuda-missing (above; its container fix names `--gpus all` as well)."""
 
@@ -82,11 +83,12 @@ def started_without_gpu(log):
 def _no_driver_lines(log):
     """Lines saying the process found no NVIDIA driver or device."""
     cuinit = [ev for ev in log.all("cuinit") if any(code in ev.groups[0] for code in ("NO_DEVICE", "(303)", "(-1)"))]
-    if any(fatal(log, ev) for _, ev in libcuda_failures(log)):
+    # TF's import stopping on libcuda.so.1 is libcuda-missing (the docstring); PyTorch's check is a no-driver line
+    if any(fatal(log, ev) and ev.kind not in ("torch_no_driver", "nvml_init") for _, ev in libcuda_failures(log)):
         return []
     return (log.all("no_cuda_drivers")[:1] + [ev for _, ev in libcuda_failures(log)[:1]] + cuinit[:1]
             + log.all("no_driver_running")[:1] + log.all("dev_missing")[:1] + log.all("smi_not_found")[:1]
-            + log.all("cuda_error_text")[:1])
+            + log.all("cuda_error_text")[:1] + log.all("torch_no_driver")[:1])
 
 
 def _run_without_gpu(log, ctx, no_driver):

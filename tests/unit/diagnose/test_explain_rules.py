@@ -57,6 +57,9 @@ CASES = [
      "named symbol not found", "cuinit-error", "Docker Desktop"),
     ("compose-cuinit-500", "trainer-1  | W tensorflow/stream_executor/cuda/cuda_driver.cc:326] failed call to cuInit: "
      "UNKNOWN ERROR (500)\ntrainer-1  | $ docker compose up", "cuinit-error", "container toolkit"),
+    ("docker-run-no-gpus-torch", "$ docker run --rm -it pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime python -c "
+     "'import torch; torch.zeros(1).cuda()'\nRuntimeError: Found no NVIDIA driver on your system. Please check that "
+     "you have an NVIDIA GPU and installed a driver", "no-gpu-visible", "--gpus all"),
     ("tf214-no-drivers", "I external/local_tsl/tsl/cuda/cudart_stub.cc:31] Could not find cuda drivers on your "
      "machine, GPU will not be used.", "no-gpu-harmless", "TF_CPP_MIN_LOG_LEVEL"),
     ("container-804", "failed call to cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility was "
