@@ -259,7 +259,8 @@ CONTAINER = [
                            "nknown or invalid runtime name", "Unknown runtime specified")),
     ("unknown_gpus_flag", _p(r"unknown flag: --gpus")),
     # a container start as typed (not nvidia-docker's, which adds the GPU itself); its flags are read by the rules
-    ("docker_run", _p(r"(?<![\w-])(?:docker|podman) run\b", "docker run", "podman run")),
+    ("docker_run", _p(r"(?<![\w-])(?:docker|podman)(?: container)? run\b", "docker run", "podman run",
+                      "container run")),
     # the hook's `exec command: [... nvidia-container-cli ... --require=cuda>=9.0 ...]` (toolkit 1.0): the same
     # condition when a paste wraps the "unsatisfied condition" line
     ("nvc_require_arg", _p(r"--require=(cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})", "--require=")),

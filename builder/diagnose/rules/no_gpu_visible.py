@@ -22,7 +22,9 @@ from builder.diagnose.versions import family
 ID = "no-gpu-visible"
 
 
-GPU_REQUESTS = ("--gpus", "--runtime=nvidia", "--runtime nvidia", "nvidia.com/gpu", "/dev/nvidia")
+# NVIDIA_VISIBLE_DEVICES asks the nvidia runtime for GPUs where it is Docker's default runtime
+GPU_REQUESTS = ("--gpus", "--runtime=nvidia", "--runtime nvidia", "nvidia.com/gpu", "/dev/nvidia",
+                "NVIDIA_VISIBLE_DEVICES")
 
 
 def check(log, ctx):

@@ -471,3 +471,8 @@ def test_a_docker_run_with_a_gpu_request_on_a_continuation_line_is_no_bare_run(f
     asked = "docker run -it \\\n  --gpus all \\\n  tensorflow/tensorflow:2.14.0-gpu bash" + tail
     assert [f.id for f in diagnose.explain(bare, facts).findings][:1] == ["no-gpu-visible"]
     assert "no-gpu-visible" not in [f.id for f in diagnose.explain(asked, facts).findings]
+    # the nvidia runtime as Docker's default: NVIDIA_VISIBLE_DEVICES is the request; `docker container run` the same
+    default = "docker container run -e NVIDIA_VISIBLE_DEVICES=all tensorflow/tensorflow:2.14.0-gpu" + tail
+    assert "no-gpu-visible" not in [f.id for f in diagnose.explain(default, facts).findings]
+    plain = "docker container run -it tensorflow/tensorflow:2.14.0-gpu" + tail
+    assert [f.id for f in diagnose.explain(plain, facts).findings][:1] == ["no-gpu-visible"]
