@@ -26,6 +26,10 @@ PATTERNS = [
     ("load_fail", _p(r"DLL ?\( ?s\) '([^'\n]{1,200}\.dll)'", "DLL ( s) '", "DLL (s) '", "DLL( s) '")),
     ("load_fail", _p(r"Could not locate (\w{1,60}\.dll)")),
     ("load_fail", _p(r"Could not load library (\w{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4}))")),
+    # CTranslate2's own dlopen/LoadLibrary wrapper (faster-whisper, whisperX): "Library cublas64_12.dll is not found or
+    # cannot be loaded", "Library libcublas.so.12 is not found or cannot be loaded"
+    ("load_fail", _p(r"Library ([\w.+-]{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4})) is not found or cannot be loaded",
+                     "is not found or cannot be loaded")),
     ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.? ")),
     ("load_fail", _p(r"Unable to load ([\w.-]{1,100}\.dll)")),
     ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4}): cannot open shared object file",

@@ -104,6 +104,13 @@ CASES = [
      "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1703] Ignoring visible gpu device (device: 0, name: GeForce "
      "GTX 660M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The minimum "
      "required Cuda capability is 3.5.", "gpu-too-old", "compute capability 3.5"),
+    # CTranslate2's loader wording (whisperX, faster-whisper); a cuDNN sub-library's error 126 beside a missing
+    # cuBLAS is that missing dependency, not zlibwapi
+    ("ctranslate2-cublas12", "  File \"whisperx\\asr.py\", line 104, in encode\nRuntimeError: Library "
+     "cublas64_12.dll is not found or cannot be loaded", "missing-cuda-runtime", "cublas64_12.dll"),
+    ("ctranslate2-cudnn-126-cublas", "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\nPlease make "
+     "sure cudnn_cnn_infer64_8.dll is in your library path!\nRuntimeError: Library cublas64_12.dll is not found or "
+     "cannot be loaded", "missing-cuda-runtime", "CUDA 12"),
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
