@@ -354,6 +354,9 @@ DRIVER = [
     ("nvml_init", _p(r"(NVML_ERROR_DRIVER_NOT_LOADED|NVML_ERROR_LIBRARY_NOT_FOUND|NVMLError_DriverNotLoaded|"
                      r"NVMLError_LibraryNotFound)", "NVML_ERROR_", "NVMLError_")),
     ("modprobe_error", _p(r"modprobe: (?:ERROR|FATAL): [^\n]{0,60}nvidia[^\n]{0,80}", "modprobe: ")),
+    # kmod's modprobe when /lib/modules/$(uname -r) has no such module (tools/modprobe.c: "Module %s not found in
+    # directory %s"; older kmod "Module %s not found."): no NVIDIA kernel module built for the running kernel
+    ("kmod_not_found", _p(r"modprobe: FATAL: Module (nvidia[\w-]{0,20}) not found", "modprobe: FATAL: Module")),
 ]
 
 # Lines that end the process: glog/absl FATAL lines, CHECK failures, signals (TF's platform/default/logging,

@@ -111,6 +111,12 @@ CASES = [
     ("ctranslate2-cudnn-126-cublas", "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\nPlease make "
      "sure cudnn_cnn_infer64_8.dll is in your library path!\nRuntimeError: Library cublas64_12.dll is not found or "
      "cannot be loaded", "missing-cuda-runtime", "CUDA 12"),
+    # kmod's newer wording names the directory; nvidia-smi alone on a Linux host says the same of the module
+    ("kmod-no-nvidia-module", "$ uname -r\n6.5.0-14-generic\n$ sudo modprobe nvidia\nmodprobe: FATAL: Module nvidia "
+     "not found in directory /lib/modules/6.5.0-14-generic", "libcuda-missing", "DKMS"),
+    ("linux-smi-no-driver", "user@host:~$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with "
+     "the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n$ uname -a\nLinux host "
+     "5.15.0-91-generic #101-Ubuntu SMP x86_64 GNU/Linux", "libcuda-missing", "modprobe nvidia"),
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
