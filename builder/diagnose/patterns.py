@@ -157,6 +157,10 @@ PATTERNS = [
     ("numpy_alias", _p(r"module 'numpy' has no attribute '(object|bool|int|float|str|complex)'")),
     ("protobuf", _p(r"Descriptors cannot (?:not )?be created directly", 'Descriptors cannot')),
     ("protobuf", _p(r"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")),
+    # pip putting a protobuf >= 4 in place (its "Downloading protobuf-4.21.9-cp37-abi3-...whl", "Successfully
+    # installed ... protobuf-4.21.12", "Requirement already satisfied: protobuf... (4.23.4)"): the cause itself
+    ("protobuf4_installed", _p(r"(?:\bprotobuf-|Requirement already satisfied: protobuf[^\n]{0,200}\()"
+                               r"((?:[4-9]|[1-9]\d)\.\d{1,3}\.\d{1,4})\b", "protobuf-", "satisfied: protobuf")),
     ("pip_no_version", _p(r"(?:Could not find a version that satisfies the requirement|"
                           r"No matching distribution found for) (tensorflow[\w-]{0,12}(?:[=<>~!]=?[\d.*]{1,12})?)",
                           'Could not find a version', 'No matching distribution')),

@@ -489,3 +489,17 @@ def test_a_docker_run_with_a_gpu_request_on_a_continuation_line_is_no_bare_run(f
     assert "no-gpu-visible" not in [f.id for f in diagnose.explain(default, facts).findings]
     plain = "docker container run -it tensorflow/tensorflow:2.14.0-gpu" + tail
     assert [f.id for f in diagnose.explain(plain, facts).findings][:1] == ["no-gpu-visible"]
+
+
+def test_pip_installing_protobuf4_beside_an_old_tf_is_protobuf4(facts):
+    """pip's own lines that put protobuf >= 4 in place are the cause with TF <= 2.8, and nothing with a TF that
+    supports it."""
+    old = ("Collecting tensorflow==2.6.0\nSuccessfully installed absl-py-1.4.0 keras-2.6.0 protobuf-4.21.12 "
+           "tensorflow-2.6.0")
+    found = diagnose.explain(old, facts).findings
+    assert [f.id for f in found][:1] == ["protobuf4"] and "3.20" in found[0].fix
+    new = "Successfully installed protobuf-4.23.4 tensorflow-2.13.0"
+    assert "protobuf4" not in [f.id for f in diagnose.explain(new, facts).findings]
+    kept = ("Requirement already satisfied: protobuf>=3.9.2 in ./venv/lib/python3.8/site-packages (from "
+            "tensorflow==2.4.1) (4.21.9)")
+    assert [f.id for f in diagnose.explain(kept, facts).findings][:1] == ["protobuf4"]
