@@ -102,7 +102,7 @@ def cuda_of_library(name):
     if fam == "cudart":
         return cuda_of_runtime(name)
     suffix = version_suffix(name)
-    if fam in ("cublas", "cublaslt") and suffix.isdigit() and 11 <= int(suffix) <= 99:
+    if fam in ("cublas", "cublaslt") and suffix.isdigit() and 11 <= int(suffix) <= 30:  # 70-99: CUDA 7-9 names
         return f"{suffix}.x"  # since CUDA 11 cuBLAS's major is the toolkit's: cublas64_12.dll ships with CUDA 12.x
     toolkit = _toolkit_of_suffix(suffix)
     if not toolkit or fam not in _CUDA_FAMILIES + ("cupti",):
