@@ -207,6 +207,12 @@ CASES += [
     ("wsl-insider-build", "Microsoft Windows [Version 10.0.21343.1000]\nLinux version 5.4.91-microsoft-standard-WSL2\n"
      "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
      "wsl-gpu-unavailable", "Insider"),
+    # a release build below wsl.windows_build_min, or a Windows driver below wsl.driver_min_windows, is the cause
+    # even when the log has no failure line (systeminfo's wording; an nvidia-smi header of a preview driver)
+    ("wsl-old-build-alone", "OS Version:                10.0.18363 N/A Build 18363\nLinux DESKTOP 4.19.128-microsoft-"
+     "standard #1 SMP\n$ ./deviceQuery", "wsl-gpu-unavailable", "19044"),
+    ("wsl-preview-driver-alone", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n| NVIDIA-SMI 470.14       Driver "
+     "Version: 470.14       CUDA Version: 11.3     |", "wsl-gpu-unavailable", "495"),
     ("wsl-old-kernel", "Linux version 4.19.104-microsoft-standard (oe-user@oe-host)\n$ nvidia-smi\nNVIDIA-SMI has "
      "failed because it couldn't communicate with the NVIDIA driver.", "wsl-gpu-unavailable", "wsl --update"),
     ("wsl-old-windows-driver", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n| NVIDIA-SMI 461.92       Driver Version: "
@@ -316,6 +322,8 @@ CASES += [
 
 # Lines that look close to a problem but are none: nothing may be recognised.
 NOTHING = [
+    # a release build at or above WSL's GPU minimum, nothing failing
+    "Microsoft Windows [Version 10.0.19045.3570]\nLinux PC 5.15.90.1-microsoft-standard-WSL2",
     "I tensorflow/core/platform/cpu_feature_guard.cc:193] This TensorFlow binary is optimized with oneAPI Deep "
     "Neural Network Library (oneDNN) to use the following CPU instructions in performance-critical operations:  "
     "AVX2 FMA",
