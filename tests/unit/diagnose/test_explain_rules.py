@@ -31,6 +31,11 @@ CASES = [
      "devices...", "missing-cuda-runtime", "tensorflow[and-cuda]"),
     ("tf215-cudart12", "I tensorflow/core/util/port.cc:113] oneDNN custom operations are on.\n"
      "tensorflow==2.15.0\n" + fail("libcudart.so.12"), "missing-cuda-runtime", "tensorflow[and-cuda]"),
+    # bitsandbytes 0.37's wording ("Searching /usr/local/cuda/lib64...") with nothing found after it; 0.41 says
+    # "Searching in backup paths..." (the corpus and held-out logs)
+    ("bnb-cudart-missing-wsl2", "Linux PC 5.15.90.1-microsoft-standard-WSL2\nCUDA_SETUP: WARNING! libcudart.so not "
+     "found in any environmental path. Searching /usr/local/cuda/lib64...\nCUDA SETUP: Detected CUDA version 117",
+     "missing-cuda-runtime", "/usr/lib/wsl/lib"),
     ("tf24-cusolver-win", fail("cusolver64_10.dll", "cusolver64_10.dll not found"), "tf24-cusolver",
      "cusolver64_11.dll"),
     ("wsl2-libcuda", "Linux PC 5.10.16.3-microsoft-standard-WSL2 #1 SMP\n" + fail("libcuda.so.1"),
@@ -322,6 +327,9 @@ CASES += [
 
 # Lines that look close to a problem but are none: nothing may be recognised.
 NOTHING = [
+    # bitsandbytes found the runtime in its backup folder after all
+    "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...\nDEBUG: "
+    "Possible options found for libcudart.so: {PosixPath('/usr/local/cuda/lib64/libcudart.so.11.0')}",
     # a release build at or above WSL's GPU minimum, nothing failing
     "Microsoft Windows [Version 10.0.19045.3570]\nLinux PC 5.15.90.1-microsoft-standard-WSL2",
     "I tensorflow/core/platform/cpu_feature_guard.cc:193] This TensorFlow binary is optimized with oneAPI Deep "
