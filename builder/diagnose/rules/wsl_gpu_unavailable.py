@@ -7,8 +7,9 @@ system", a GPU in the TCC driver model, the runtime finding the device busy or u
 behind "driver insufficient", a loader missing WSL's own libdxcore / libd3d12, the container toolkit's "dxcore
 initialization failed" in an otherwise WSL 2 log, `ls /usr/lib/wsl/lib` without a libcuda.so, a release Windows
 build below wsl.windows_build_min or a Windows driver below wsl.driver_min_windows, even without a failure line;
-beside a failure, an Insider build or a WSL kernel before 4.19.121); then the process not loading WSL's libcuda or NVML (wsl-lib-path: PyTorch's "Found no
-NVIDIA driver", NVML's init errors 9 / 12, a service's "nvidia-smi command failed" count as that). A failure
+beside a failure, an Insider build or a WSL kernel before 4.19.121); then the process not loading WSL's libcuda
+or NVML (wsl-lib-path: PyTorch's "Found no NVIDIA driver", NVML's init errors 9 / 12, a service's "nvidia-smi
+command failed" count as that). A failure
 that names no side (nvidia-smi "couldn't communicate", cuInit NO_DEVICE) goes to this rule only with Windows-side
 evidence.
 """
