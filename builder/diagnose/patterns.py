@@ -44,6 +44,13 @@ PATTERNS = [
     ("trt_missing", _p(r"(Could not find TensorRT|Cannot dlopen some TensorRT libraries)", "TensorRT")),
     ("skipping", _p(r"Skipping registering GPU devices")),
     ("cudart_stub", _p(r"Ignore above cudart dlerror")),
+    # bitsandbytes 0.37-0.41 (cuda_setup/main.py): no libcudart.so in LD_LIBRARY_PATH or the other environment
+    # paths; it then searches /usr/local/cuda/lib64 and says what it found there ("Possible options found for", "CUDA
+    # runtime path found", "Loading binary")
+    ("bnb_runtime_missing", _p(r"WARNING! (libcudart\.so|CUDA runtime files) not found in any environmental path",
+                               "not found in any environmental path")),
+    ("bnb_runtime_found", _p(r"(?:Possible options found for libcudart|CUDA runtime path found|CUDA SETUP: Loading "
+                             r"binary)", "Possible options found", "runtime path found", "Loading binary")),
     # TF 2.14+ says this instead of naming libcuda.so.1 when no driver is installed
     ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
     # the driver

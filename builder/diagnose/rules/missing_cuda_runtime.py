@@ -25,7 +25,7 @@ def missing(log):
 def check(log, ctx):
     found = missing(log)
     if not found:
-        return _unnamed(log, ctx)
+        return _unnamed(log, ctx) or _bitsandbytes(log, ctx)
     names = [n for n, _ in found]
     cuda = cuda_for_tf(ctx)
     tf = t("TF {tf}", tf=ctx.tf.value) if ctx.tf else t("This TensorFlow")
@@ -108,4 +108,21 @@ def _unnamed(log, ctx):
                 "built with; TF 2.15+ needs CUDA 12); older TF: install the CUDA and cuDNN of TF's tested "
                 "configuration and put their lib folder on LD_LIBRARY_PATH")
     return Finding(ID, t("TensorFlow cannot load some CUDA libraries (unnamed)"), [ev.line], cause, fix,
+                   tfenv_way(ctx), rank=32)
+
+
+def _bitsandbytes(log, ctx):
+    """bitsandbytes found no libcudart.so in the environment's paths nor in its backup folder."""
+    ev = log.first("bnb_runtime_missing")
+    if not ev or log.has("bnb_runtime_found"):
+        return None
+    cause = t("bitsandbytes looks for the CUDA runtime (libcudart.so) in the folders of LD_LIBRARY_PATH and the other "
+              "environment paths, then in /usr/local/cuda/lib64, and found it in none of them.")
+    fix = t("put the lib64 folder of the installed CUDA toolkit on the loader path: `export "
+            "LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}` (or the folder it was "
+            "installed to; in a conda env $CONDA_PREFIX/lib), or install the CUDA runtime that matches PyTorch's CUDA")
+    if ctx.platform.value == "wsl2":
+        fix += "; " + t("in WSL 2 add /usr/lib/wsl/lib (the Windows driver's libcuda) to LD_LIBRARY_PATH too, and "
+                        "install only the CUDA toolkit (cuda-toolkit-X-Y), never a Linux driver")
+    return Finding(ID, t("bitsandbytes cannot find the CUDA runtime (libcudart.so)"), [ev.line], cause, fix,
                    tfenv_way(ctx), rank=32)

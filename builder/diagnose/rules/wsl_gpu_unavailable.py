@@ -5,10 +5,11 @@ package, its libraries in the ld cache, a driver/library mismatch: wsl-linux-dri
 side not giving the GPU (this rule: /dev/dxg or libdxcore missing, NVML's "GPU access blocked by the operating
 system", a GPU in the TCC driver model, the runtime finding the device busy or unavailable or no driver version
 behind "driver insufficient", a loader missing WSL's own libdxcore / libd3d12, the container toolkit's "dxcore
-initialization failed" in an otherwise WSL 2 log, `ls /usr/lib/wsl/lib` without a libcuda.so; beside a failure,
-a Windows build below WSL's minimum or an Insider build, a WSL kernel before 4.19.121 or a Windows driver below
-wsl.driver_min_windows); then the process not loading WSL's libcuda or NVML (wsl-lib-path: PyTorch's "Found no
-NVIDIA driver", NVML's init errors 9 / 12, a service's "nvidia-smi command failed" count as that). A failure
+initialization failed" in an otherwise WSL 2 log, `ls /usr/lib/wsl/lib` without a libcuda.so, a release Windows
+build below wsl.windows_build_min or a Windows driver below wsl.driver_min_windows, even without a failure line;
+beside a failure, an Insider build or a WSL kernel before 4.19.121); then the process not loading WSL's libcuda
+or NVML (wsl-lib-path: PyTorch's "Found no NVIDIA driver", NVML's init errors 9 / 12, a service's "nvidia-smi
+command failed" count as that). A failure
 that names no side (nvidia-smi "couldn't communicate", cuInit NO_DEVICE) goes to this rule only with Windows-side
 evidence.
 """
@@ -63,16 +64,18 @@ def windows_side(log, ctx):
     evidence = dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + unknown_driver + busy
     evidence += log.all("wsl_lib_missing")[:1] + log.all("smi_tcc")[:1] + log.all("nvc_dxcore_failed")[:1]
     evidence += no_cuda_listing(log)
-    build, _ = windows_build(log, ctx)
-    if build and (evidence or log.has(*FAILURES)):
+    # a release build below WSL's GPU minimum has no GPU paravirtualisation at all: the cause whatever else failed
+    build, why = windows_build(log, ctx)
+    if build and (evidence or why == "old" or log.has(*FAILURES)):
         evidence.append(build)
     kernel = log.first("kernel_wsl2")
     if kernel and vkey(kernel.groups[0].split("-")[0]) < WSL_KERNEL_MIN and log.has(*FAILURES):
         evidence.append(kernel)
     # nvidia-smi's header in WSL 2 shows the Windows driver: below the first one with CUDA for WSL 2
     minimum = ((ctx.facts or {}).get("wsl") or {}).get("driver_min_windows")
+    # (a Windows driver without CUDA for WSL 2, e.g. a 465/466 preview driver: no GPU in WSL whatever failed)
     smi = log.first("smi_header")
-    if smi and minimum and vkey(smi.groups[0]) < vkey(minimum) and log.has(*FAILURES):
+    if smi and minimum and vkey(smi.groups[0]) < vkey(minimum):
         evidence.append(smi)
     return evidence
 

@@ -31,6 +31,11 @@ CASES = [
      "devices...", "missing-cuda-runtime", "tensorflow[and-cuda]"),
     ("tf215-cudart12", "I tensorflow/core/util/port.cc:113] oneDNN custom operations are on.\n"
      "tensorflow==2.15.0\n" + fail("libcudart.so.12"), "missing-cuda-runtime", "tensorflow[and-cuda]"),
+    # bitsandbytes 0.37's wording ("Searching /usr/local/cuda/lib64...") with nothing found after it; 0.41 says
+    # "Searching in backup paths..." (the corpus and held-out logs)
+    ("bnb-cudart-missing-wsl2", "Linux PC 5.15.90.1-microsoft-standard-WSL2\nCUDA_SETUP: WARNING! libcudart.so not "
+     "found in any environmental path. Searching /usr/local/cuda/lib64...\nCUDA SETUP: Detected CUDA version 117",
+     "missing-cuda-runtime", "/usr/lib/wsl/lib"),
     ("tf24-cusolver-win", fail("cusolver64_10.dll", "cusolver64_10.dll not found"), "tf24-cusolver",
      "cusolver64_11.dll"),
     ("wsl2-libcuda", "Linux PC 5.10.16.3-microsoft-standard-WSL2 #1 SMP\n" + fail("libcuda.so.1"),
@@ -220,6 +225,12 @@ CASES += [
     ("wsl-insider-build", "Microsoft Windows [Version 10.0.21343.1000]\nLinux version 5.4.91-microsoft-standard-WSL2\n"
      "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
      "wsl-gpu-unavailable", "Insider"),
+    # a release build below wsl.windows_build_min, or a Windows driver below wsl.driver_min_windows, is the cause
+    # even when the log has no failure line (systeminfo's wording; an nvidia-smi header of a preview driver)
+    ("wsl-old-build-alone", "OS Version:                10.0.18363 N/A Build 18363\nLinux DESKTOP 4.19.128-microsoft-"
+     "standard #1 SMP\n$ ./deviceQuery", "wsl-gpu-unavailable", "19044"),
+    ("wsl-preview-driver-alone", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n| NVIDIA-SMI 470.14       Driver "
+     "Version: 470.14       CUDA Version: 11.3     |", "wsl-gpu-unavailable", "495"),
     ("wsl-old-kernel", "Linux version 4.19.104-microsoft-standard (oe-user@oe-host)\n$ nvidia-smi\nNVIDIA-SMI has "
      "failed because it couldn't communicate with the NVIDIA driver.", "wsl-gpu-unavailable", "wsl --update"),
     ("wsl-old-windows-driver", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n| NVIDIA-SMI 461.92       Driver Version: "
@@ -329,6 +340,11 @@ CASES += [
 
 # Lines that look close to a problem but are none: nothing may be recognised.
 NOTHING = [
+    # bitsandbytes found the runtime in its backup folder after all
+    "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...\nDEBUG: "
+    "Possible options found for libcudart.so: {PosixPath('/usr/local/cuda/lib64/libcudart.so.11.0')}",
+    # a release build at or above WSL's GPU minimum, nothing failing
+    "Microsoft Windows [Version 10.0.19045.3570]\nLinux PC 5.15.90.1-microsoft-standard-WSL2",
     "I tensorflow/core/platform/cpu_feature_guard.cc:193] This TensorFlow binary is optimized with oneAPI Deep "
     "Neural Network Library (oneDNN) to use the following CPU instructions in performance-critical operations:  "
     "AVX2 FMA",
