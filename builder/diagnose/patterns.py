@@ -293,6 +293,10 @@ CONTAINER = [
                            r"Additional propert(?:y|ies) [^\n]{0,60}'(?:devices|gpus|device_requests|capabilities)'"
                            r"[^\n]{0,40}(?:is not allowed|was unexpected))",
                            "Unsupported config option", "Additional propert")),
+    # ... and as jsonschema words additionalProperties beside patternProperties (docker-compose 1.x's validation:
+    # "reservations value 'devices' does not match any of the regexes: '^x-'", "'capabilities', 'devices' do not")
+    ("compose_gpu_key", _p(r"'(?:devices|gpus|device_requests|capabilities)'[^\n]{0,80}\bdoe?s? not match any of the "
+                           r"regexes", "not match any of the regexes")),
     # a running container losing its devices: systemd's daemon-reload, the kubelet, open() refused on /dev/nvidia*
     ("daemon_reload", _p(r"systemctl daemon-reload")),
     ("k8s", _p(r"(kubectl|kubelet|cpu-manager-policy)", "kubectl", "kubelet", "cpu-manager-policy")),

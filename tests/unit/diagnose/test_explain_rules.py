@@ -122,6 +122,10 @@ CASES = [
     ("linux-smi-no-driver", "user@host:~$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with "
      "the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n$ uname -a\nLinux host "
      "5.15.0-91-generic #101-Ubuntu SMP x86_64 GNU/Linux", "libcuda-missing", "modprobe nvidia"),
+    # docker-compose 1.x's schema check in jsonschema's plural wording
+    ("compose-regexes-plural", "$ docker-compose up\nERROR: The Compose file './docker-compose.yml' is invalid "
+     "because:\nservices.app.deploy.resources.reservations 'capabilities', 'devices' do not match any of the "
+     "regexes: '^x-'", "docker-too-old", "1.28"),
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
