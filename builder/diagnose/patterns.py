@@ -305,12 +305,13 @@ CONTAINER = [
     # the linker on the same empty placeholder (binutils ld "file not recognized: %E", bfd's "file truncated")
     ("file_too_short", _p(r"(lib[\w+-]{1,60}\.so[\d.]{0,12}):?\s{1,3}file not recognized: [Ff]ile truncated",
                           "ile truncated")),
-    # Jetson: the toolkit's csv mode (internal/info/auto.go), L4T images and Tegra kernels
+    # Jetson: the toolkit's csv mode (internal/info/auto.go), L4T images and Tegra kernels, L4T's release file
+    # /etc/nv_tegra_release ("# R32 (release), REVISION: 6.1, ...")
     ("jetson", _p(r"(/usr/lib/aarch64-linux-gnu/lib(?:cu|nv)\w{0,30}\.(?:so|a)\b|l4t-[\w.-]{1,40}|"
                   r"nvidia-l4t-[\w-]{1,40}|\d\.\d{1,2}\.\d{1,3}-tegra|[Jj]et[Pp]ack|Jetson|"
-                  r"host-files-for-container\.d|mode as 'csv')",
+                  r"host-files-for-container\.d|mode as 'csv'|nv_tegra_release|# R\d{2} \(release\), REVISION)",
                   "aarch64-linux-gnu/lib", "l4t-", "-tegra", "etPack", "etpack", "Jetson", "host-files-for-container",
-                  "mode as 'csv'")),
+                  "mode as 'csv'", "nv_tegra_release", "(release), REVISION")),
 ]
 
 # NVIDIA's NGC images check the driver at start (their entrypoint's driver check)

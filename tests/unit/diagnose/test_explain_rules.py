@@ -126,6 +126,10 @@ CASES = [
     ("compose-regexes-plural", "$ docker-compose up\nERROR: The Compose file './docker-compose.yml' is invalid "
      "because:\nservices.app.deploy.resources.reservations 'capabilities', 'devices' do not match any of the "
      "regexes: '^x-'", "docker-too-old", "1.28"),
+    # L4T's release file as the only Jetson sign
+    ("jetson-tegra-release", "$ head -n 1 /etc/nv_tegra_release\n# R35 (release), REVISION: 4.1, GCID: 33958178, "
+     "BOARD: t186ref, EABI: aarch64\nImportError: libcudnn.so.8: cannot open shared object file: No such file or "
+     "directory", "jetson-container", "--runtime nvidia"),
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
