@@ -140,6 +140,8 @@ PATTERNS = [
                      r"libdevice\.10\.bc[^\n]{0,120})", 'libdevice')),
     ("ptxas", _p(r"((?:Couldn't|Can't|Could not|Failed to) (?:invoke|find|get) ptxas[^\n]{0,200}|"
                  r"ptxas (?:exited|returned|fatal)[^\n]{0,200}|ptxas[^\n]{0,20} not found[^\n]{0,100})", 'ptxas')),
+    # nvcc --version: the installed CUDA toolkit ("Cuda compilation tools, release 12.5, V12.5.40")
+    ("nvcc_release", _p(r"Cuda compilation tools, release (\d{1,2}\.\d{1,2})", "Cuda compilation tools")),
     # ptxas' and nvcc's option parsers: a compiler older than the GPU (sm_86, sm_90a) names the target it lacks
     # XLA's asm_compiler.cc when the ptxas it found is older than the GPU: "Falling back to the CUDA driver for PTX
     # compilation; ptxas does not support CC 8.6"
