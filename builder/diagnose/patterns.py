@@ -26,6 +26,10 @@ PATTERNS = [
     ("load_fail", _p(r"DLL ?\( ?s\) '([^'\n]{1,200}\.dll)'", "DLL ( s) '", "DLL (s) '", "DLL( s) '")),
     ("load_fail", _p(r"Could not locate (\w{1,60}\.dll)")),
     ("load_fail", _p(r"Could not load library (\w{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4}))")),
+    # CTranslate2's own dlopen/LoadLibrary wrapper (faster-whisper, whisperX): "Library cublas64_12.dll is not found or
+    # cannot be loaded", "Library libcublas.so.12 is not found or cannot be loaded"
+    ("load_fail", _p(r"Library ([\w.+-]{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4})) is not found or cannot be loaded",
+                     "is not found or cannot be loaded")),
     ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.? ")),
     ("load_fail", _p(r"Unable to load ([\w.-]{1,100}\.dll)")),
     ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4}): cannot open shared object file",
@@ -164,6 +168,10 @@ PATTERNS = [
     ("numpy_alias", _p(r"module 'numpy' has no attribute '(object|bool|int|float|str|complex)'")),
     ("protobuf", _p(r"Descriptors cannot (?:not )?be created directly", 'Descriptors cannot')),
     ("protobuf", _p(r"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")),
+    # pip putting a protobuf >= 4 in place (its "Downloading protobuf-4.21.9-cp37-abi3-...whl", "Successfully
+    # installed ... protobuf-4.21.12", "Requirement already satisfied: protobuf... (4.23.4)"): the cause itself
+    ("protobuf4_installed", _p(r"(?:\bprotobuf-|Requirement already satisfied: protobuf[^\n]{0,200}\()"
+                               r"((?:[4-9]|[1-9]\d)\.\d{1,3}\.\d{1,4})\b", "protobuf-", "satisfied: protobuf")),
     ("pip_no_version", _p(r"(?:Could not find a version that satisfies the requirement|"
                           r"No matching distribution found for) (tensorflow[\w-]{0,12}(?:[=<>~!]=?[\d.*]{1,12})?)",
                           'Could not find a version', 'No matching distribution')),
@@ -361,6 +369,9 @@ DRIVER = [
     ("nvml_init", _p(r"(NVML_ERROR_DRIVER_NOT_LOADED|NVML_ERROR_LIBRARY_NOT_FOUND|NVMLError_DriverNotLoaded|"
                      r"NVMLError_LibraryNotFound)", "NVML_ERROR_", "NVMLError_")),
     ("modprobe_error", _p(r"modprobe: (?:ERROR|FATAL): [^\n]{0,60}nvidia[^\n]{0,80}", "modprobe: ")),
+    # kmod's modprobe when /lib/modules/$(uname -r) has no such module (tools/modprobe.c: "Module %s not found in
+    # directory %s"; older kmod "Module %s not found."): no NVIDIA kernel module built for the running kernel
+    ("kmod_not_found", _p(r"modprobe: FATAL: Module (nvidia[\w-]{0,20}) not found", "modprobe: FATAL: Module")),
 ]
 
 # Lines that end the process: glog/absl FATAL lines, CHECK failures, signals (TF's platform/default/logging,

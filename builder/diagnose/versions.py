@@ -97,11 +97,14 @@ def cuda_of_library(name):
     """The CUDA release a library name pins down, '' when it fits several: every cudart name, every CUPTI name
     (libcupti.so.11.2 is 11.2), and the other CUDA libraries while their names still carried the toolkit
     (CUDA <= 10.0: libcublas.so.10.0, cufft64_100.dll). libcublas.so.10 or cusolver64_10.dll (CUDA 10.1 and
-    10.2) and libcufft.so.10 (CUDA 10.1 to 11.x) say no release."""
+    10.2) and libcufft.so.10 (CUDA 10.1 to 11.x) say no release; cuBLAS 11 and 12 say their major (11.x, 12.x)."""
     fam = family(name)
     if fam == "cudart":
         return cuda_of_runtime(name)
-    toolkit = _toolkit_of_suffix(version_suffix(name))
+    suffix = version_suffix(name)
+    if fam in ("cublas", "cublaslt") and suffix.isdigit() and 11 <= int(suffix) <= 30:  # 70-99: CUDA 7-9 names
+        return f"{suffix}.x"  # since CUDA 11 cuBLAS's major is the toolkit's: cublas64_12.dll ships with CUDA 12.x
+    toolkit = _toolkit_of_suffix(suffix)
     if not toolkit or fam not in _CUDA_FAMILIES + ("cupti",):
         return ""
     if fam in ("cupti", "nvrtc") or toolkit <= (10, 0):

@@ -12,7 +12,9 @@ WINDOWS_NAMES = {"libcuda.so.1": "nvcuda.dll", "libnvidia-ml.so.1": "nvml.dll"}
 
 def check(log, ctx):
     failed = libcuda_failures(log)
-    if not failed or not (gpu_expected(log, ctx) or fatal(log, failed[0][1])):
+    if not failed:
+        return _no_kernel_module(log, ctx)
+    if not (gpu_expected(log, ctx) or fatal(log, failed[0][1])):
         return None
     name = failed[0][0]
     if ctx.windows and failed[0][1].kind in ("torch_no_driver", "nvml_init"):  # no loader line named it
@@ -40,3 +42,24 @@ def check(log, ctx):
                 "LD_LIBRARY_PATH", name=name)
     return Finding(ID, t("The NVIDIA driver library {name} cannot be loaded", name=name), evidence, cause, fix,
                    tfenv_way(ctx), rank=30 if ctx.container else 38, supersedes=("no-gpu-harmless",))
+
+
+def _no_kernel_module(log, ctx):
+    """Linux with no NVIDIA kernel module loaded: modprobe finds none for the running kernel, or nvidia-smi cannot
+    reach the driver (WSL and containers have their own causes for the same lines)."""
+    if ctx.wsl or ctx.windows or ctx.container:
+        return None
+    evidence = log.all("kmod_not_found")[:1] + log.all("smi_no_driver")[:1]
+    if not evidence:
+        return None
+    if log.has("kmod_not_found"):
+        cause = t("There is no NVIDIA kernel module for the running kernel: after a kernel update, a driver that was "
+                  "installed without DKMS (the .run file) has no module built for the new kernel.")
+    else:
+        cause = t("nvidia-smi cannot reach the NVIDIA kernel driver: its module is not loaded (not built for the "
+                  "running kernel, blocked by Secure Boot, or never installed).")
+    fix = t("reinstall the NVIDIA driver for the running kernel (`uname -r`), preferably the distribution's package "
+            "or the .run file with --dkms, so that DKMS rebuilds the module on every kernel update (`dkms status` "
+            "lists it); `sudo modprobe nvidia` says why a module does not load; reboot, and nvidia-smi must work")
+    return Finding(ID, t("The NVIDIA kernel driver is not loaded"), [ev.line for ev in evidence], cause, fix,
+                   tfenv_way(ctx), rank=38, supersedes=("no-gpu-harmless",))

@@ -13,7 +13,10 @@ def check(log, ctx):
     sub = [ev for n, ev in log.failed_libraries() if family(n).startswith("cudnn_")]
     loaded = log.first("cudnn_loaded")
     zlib_era = loaded and (8300 <= int(loaded.groups[0]) < 8900)
-    if not named and not (sub and (log.has("win_error_126") or zlib_era)):
+    # error 126 is a missing dependency of the named DLL: when the log names a missing cuBLAS (what cuDNN's
+    # sub-libraries link against), that is the dependency, not zlibwapi
+    cublas_missing = any(family(n).startswith("cublas") for n, _ in log.failed_libraries())
+    if not named and not (sub and ((log.has("win_error_126") and not cublas_missing) or zlib_era)):
         return None
     if not (ctx.windows or named):
         return None

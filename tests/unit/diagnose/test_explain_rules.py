@@ -113,6 +113,19 @@ CASES = [
      "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1703] Ignoring visible gpu device (device: 0, name: GeForce "
      "GTX 660M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The minimum "
      "required Cuda capability is 3.5.", "gpu-too-old", "compute capability 3.5"),
+    # CTranslate2's loader wording (whisperX, faster-whisper); a cuDNN sub-library's error 126 beside a missing
+    # cuBLAS is that missing dependency, not zlibwapi
+    ("ctranslate2-cublas12", "  File \"whisperx\\asr.py\", line 104, in encode\nRuntimeError: Library "
+     "cublas64_12.dll is not found or cannot be loaded", "missing-cuda-runtime", "cublas64_12.dll"),
+    ("ctranslate2-cudnn-126-cublas", "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\nPlease make "
+     "sure cudnn_cnn_infer64_8.dll is in your library path!\nRuntimeError: Library cublas64_12.dll is not found or "
+     "cannot be loaded", "missing-cuda-runtime", "CUDA 12"),
+    # kmod's newer wording names the directory; nvidia-smi alone on a Linux host says the same of the module
+    ("kmod-no-nvidia-module", "$ uname -r\n6.5.0-14-generic\n$ sudo modprobe nvidia\nmodprobe: FATAL: Module nvidia "
+     "not found in directory /lib/modules/6.5.0-14-generic", "libcuda-missing", "DKMS"),
+    ("linux-smi-no-driver", "user@host:~$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with "
+     "the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n$ uname -a\nLinux host "
+     "5.15.0-91-generic #101-Ubuntu SMP x86_64 GNU/Linux", "libcuda-missing", "modprobe nvidia"),
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
@@ -499,3 +512,17 @@ def test_a_docker_run_with_a_gpu_request_on_a_continuation_line_is_no_bare_run(f
     assert "no-gpu-visible" not in [f.id for f in diagnose.explain(default, facts).findings]
     plain = "docker container run -it tensorflow/tensorflow:2.14.0-gpu" + tail
     assert [f.id for f in diagnose.explain(plain, facts).findings][:1] == ["no-gpu-visible"]
+
+
+def test_pip_installing_protobuf4_beside_an_old_tf_is_protobuf4(facts):
+    """pip's own lines that put protobuf >= 4 in place are the cause with TF <= 2.8, and nothing with a TF that
+    supports it."""
+    old = ("Collecting tensorflow==2.6.0\nSuccessfully installed absl-py-1.4.0 keras-2.6.0 protobuf-4.21.12 "
+           "tensorflow-2.6.0")
+    found = diagnose.explain(old, facts).findings
+    assert [f.id for f in found][:1] == ["protobuf4"] and "3.20" in found[0].fix
+    new = "Successfully installed protobuf-4.23.4 tensorflow-2.13.0"
+    assert "protobuf4" not in [f.id for f in diagnose.explain(new, facts).findings]
+    kept = ("Requirement already satisfied: protobuf>=3.9.2 in ./venv/lib/python3.8/site-packages (from "
+            "tensorflow==2.4.1) (4.21.9)")
+    assert [f.id for f in diagnose.explain(kept, facts).findings][:1] == ["protobuf4"]

@@ -62,7 +62,8 @@ def test_a_library_major_is_never_read_as_a_release(name):
 
 
 @pytest.mark.parametrize("name,release", [
-    ("libcublas.so.10", ""), ("cusolver64_10.dll", ""), ("cufft64_10.dll", ""), ("cublas64_11.dll", ""),
+    ("libcublas.so.10", ""), ("cusolver64_10.dll", ""), ("cufft64_10.dll", ""), ("cublas64_11.dll", "11.x"),
+    ("libcublas.so.12", "12.x"), ("cublasLt64_12.dll", "12.x"),
     ("cudart64_110.dll", "11.x"), ("cudart64_101.dll", "10.1"), ("libcudart.so.12", "12.x"),
     ("libcublas.so.10.0", "10.0"), ("cufft64_100.dll", "10.0"), ("cublas64_92.dll", "9.2"),
     ("libcupti.so.11.2", "11.2"), ("cupti64_2022.3.0.dll", ""),
