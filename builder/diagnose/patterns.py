@@ -135,6 +135,10 @@ PATTERNS = [
     ("dnn_not_found", _p(r"DNN library is not found")),
     ("dnn_impl", _p(r"Fail(?:ed)? to find the dnn implementation", 'to find the dnn')),
     # XLA
+    # the folder XLA_FLAGS sends XLA to for nvvm/libdevice (xla/debug_options_flags.cc: --xla_gpu_cuda_data_dir)
+    ("xla_data_dir", _p(r"--xla_gpu_cuda_data_dir=[\"']?([^\s\"']{1,200})", "xla_gpu_cuda_data_dir")),
+    # a conda environment's folder in a path (<root>/envs/<name>/...; on Windows with backslashes)
+    ("conda_env_path", _p(r"[/\\]envs[/\\]([\w.+-]{1,60})(?=[/\\]|\s|$)", "envs/", "envs\\")),
     ("libdevice", _p(r"(libdevice not found at [^\n]{0,200}|Can't find libdevice directory[^\n]{0,200}|"
                      r"[Cc]ould not find libdevice[^\n]{0,200}|Unable to find libdevice[^\n]{0,200}|"
                      r"libdevice\.10\.bc[^\n]{0,120})", 'libdevice')),

@@ -36,6 +36,10 @@ CASES = [
     ("bnb-cudart-missing-wsl2", "Linux PC 5.15.90.1-microsoft-standard-WSL2\nCUDA_SETUP: WARNING! libcudart.so not "
      "found in any environmental path. Searching /usr/local/cuda/lib64...\nCUDA SETUP: Detected CUDA version 117",
      "missing-cuda-runtime", "/usr/lib/wsl/lib"),
+    # XLA_FLAGS left pointing into another conda env (Windows paths here; the held-out log's are Linux ones)
+    ("xla-flags-other-env", "(tf210) C:\\work>set XLA_FLAGS=--xla_gpu_cuda_data_dir=C:\\Users\\me\\miniconda3\\envs"
+     "\\tf29\\Library\\bin\n  File \"C:\\Users\\me\\miniconda3\\envs\\tf210\\lib\\site-packages\\tensorflow"
+     "\\__init__.py\", line 37", "xla-libdevice", "%CONDA_PREFIX%"),
     ("tf24-cusolver-win", fail("cusolver64_10.dll", "cusolver64_10.dll not found"), "tf24-cusolver",
      "cusolver64_11.dll"),
     ("wsl2-libcuda", "Linux PC 5.10.16.3-microsoft-standard-WSL2 #1 SMP\n" + fail("libcuda.so.1"),
@@ -351,6 +355,9 @@ CASES += [
 
 # Lines that look close to a problem but are none: nothing may be recognised.
 NOTHING = [
+    # XLA_FLAGS pointing into the environment the log runs in
+    "$ echo $XLA_FLAGS\n--xla_gpu_cuda_data_dir=/home/me/miniconda3/envs/gym/lib\n  File \"/home/me/miniconda3/envs/"
+    "gym/lib/python3.10/site-packages/tensorflow/__init__.py\", line 37",
     # bitsandbytes found the runtime in its backup folder after all
     "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...\nDEBUG: "
     "Possible options found for libcudart.so: {PosixPath('/usr/local/cuda/lib64/libcudart.so.11.0')}",
