@@ -37,7 +37,7 @@ PATTERNS = [
     ("dll_missing", _p(r"([\w-]{1,60}\.dll) (?:not found|was not found|is missing)",
                        '.dll not found', '.dll was not found', '.dll is missing')),
     ("win_error_126", _p(r"(?:[Ee]rror code|WinError) 126", 'rror code 126', 'WinError 126')),
-    ("dll_load_failed", _p(r"DLL load failed(?: while importing (\w{1,80}))?:\s*([^\n]{0,300})")),
+    ("dll_load_failed", _p(r"DLL load failed(?: while importing (\w{1,80}))?:?\s*([^\n]{0,300})")),
     ("native_runtime", _p(r"Failed to load the native TensorFlow runtime")),
     ("opened", _p(r"[Ss]uccessfully opened (?:dynamic|CUDA) library ([\w.+-]{1,100})", 'uccessfully opened')),
     ("cannot_dlopen", _p(r"Cannot dlopen some GPU libraries")),
@@ -201,6 +201,14 @@ PATTERNS = [
     ("illegal_instruction", _p(r"(0xC000001D|-1073741795|3221225501)", "0xC000001D", "0xc000001d", "-1073741795",
                                "3221225501")),
     ("avx_missing", _p(r"compiled to use AVX instructions, but these aren't available")),
+    # a CPU named by a model that has no AVX (AVX came with Intel Sandy Bridge and AMD Bulldozer, 2011): Core 2,
+    # first-generation Core i3/i5/i7 (three-digit numbers), Xeon 3000/5000/7000 series of 2006-2010 (X5450, E5620),
+    # Pentium 4 / D / Dual-Core, AMD Phenom and Athlon 64/II
+    ("cpu_model_no_avx", _p(r"(Core(?:\(TM\))?\s?2 (?:Duo|Quad|Extreme)|"
+                            r"Core(?:\(TM\))? i[357](?:-| CPU\s{1,12})[5-9]\d\d[KMSQXEU]{0,2}\b|"
+                            r"[Xx][Ee][Oo][Nn](?:\(R\))?(?: CPU)?\s{1,3}[XxEeWwLl][357][0-6]\d\d\b|"
+                            r"Pentium(?:\(R\))? (?:4|D|Dual)\b|Phenom|Athlon(?:\(tm\))? (?:64|II))",
+                            "Core", "Xeon", "XEON", "xeon", "Pentium", "Phenom", "Athlon")),
     # ERROR_DLL_INIT_FAILED (1114) in Windows' own words: English, German, French, Chinese
     ("dll_init_failed", _p(r"(?:(?:DLL\)|dynamic link library) initialization routine failed|"
                            r"DLL-Initialisierungsroutine ist fehlgeschlagen|routine d'initialisation d'une biblioth|"

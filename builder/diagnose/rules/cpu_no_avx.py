@@ -8,9 +8,17 @@ ID = "cpu-no-avx"
 
 def check(log, ctx):
     evidence = log.all("avx_missing")[:1] + log.all("illegal_instruction")[:1] + log.all("dll_init_failed")[:1]
-    if not evidence:
+    # a CPU model without AVX beside TF's native library failing to load (Windows: DLL load failed)
+    model = log.all("cpu_model_no_avx")[:1] if log.has("dll_load_failed", "native_runtime") else []
+    if not evidence and not model:
         return None
-    if log.has("dll_init_failed"):
+    by_model = not evidence
+    if by_model:
+        evidence = model + log.all("dll_load_failed")[:1]
+    if by_model:
+        cause = t("Official TensorFlow wheels since 1.6 use AVX instructions, and this CPU model has none (AVX came "
+                  "with Intel's Sandy Bridge and AMD's Bulldozer in 2011); TF's native library cannot load on it.")
+    elif log.has("dll_init_failed"):
         cause = t("Official TensorFlow wheels since 1.6 use AVX instructions; on a CPU without them the import dies "
                   "(DLL initialization routine failed).")
     else:

@@ -137,6 +137,9 @@ CASES = [
     # nvcc's CUDA 12 on native Windows with no TF named and nothing failing to load: no Windows GPU TF uses it
     ("win-nvcc-cuda12", "C:\\Users\\me>nvcc --version\nnvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation "
      "tools, release 12.1, V12.1.105", "windows-gpu-after-210", "WSL2"),
+    # a CPU model without AVX (the brand string as Windows prints it) beside TF's DLL load failure
+    ("cpu-model-core2", "Processor: Intel(R) Core(TM)2 Quad CPU    Q9550  @ 2.83GHz\nImportError: DLL load failed: "
+     "The specified module could not be found.\nFailed to load the native TensorFlow runtime.", "cpu-no-avx", "AVX"),
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
@@ -543,3 +546,10 @@ def test_cuda_11_from_nvcc_on_windows_is_no_finding(facts):
     """Only CUDA 12 rules out every Windows GPU build of TF; CUDA 11.2 is what TF 2.10 wants."""
     log = "C:\\Users\\me>nvcc --version\nCuda compilation tools, release 11.2, V11.2.152"
     assert "windows-gpu-after-210" not in [f.id for f in diagnose.explain(log, facts).findings]
+
+
+def test_a_cpu_model_with_avx_is_no_avx_finding(facts):
+    """Sandy Bridge and later (four-digit Core numbers, Xeon E5-xxxx) have AVX: the DLL failure stays msvc-runtime."""
+    for cpu in ("Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz", "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz"):
+        log = f"CPU: {cpu}\nImportError: DLL load failed: The specified module could not be found."
+        assert [f.id for f in diagnose.explain(log, facts).findings][:1] == ["msvc-runtime"], cpu
