@@ -144,6 +144,8 @@ PATTERNS = [
                      r"libdevice\.10\.bc[^\n]{0,120})", 'libdevice')),
     ("ptxas", _p(r"((?:Couldn't|Can't|Could not|Failed to) (?:invoke|find|get) ptxas[^\n]{0,200}|"
                  r"ptxas (?:exited|returned|fatal)[^\n]{0,200}|ptxas[^\n]{0,20} not found[^\n]{0,100})", 'ptxas')),
+    # nvcc --version: the installed CUDA toolkit ("Cuda compilation tools, release 12.5, V12.5.40")
+    ("nvcc_release", _p(r"Cuda compilation tools, release (\d{1,2}\.\d{1,2})", "Cuda compilation tools")),
     # ptxas' and nvcc's option parsers: a compiler older than the GPU (sm_86, sm_90a) names the target it lacks
     # XLA's asm_compiler.cc when the ptxas it found is older than the GPU: "Falling back to the CUDA driver for PTX
     # compilation; ptxas does not support CC 8.6"
@@ -297,6 +299,10 @@ CONTAINER = [
                            r"Additional propert(?:y|ies) [^\n]{0,60}'(?:devices|gpus|device_requests|capabilities)'"
                            r"[^\n]{0,40}(?:is not allowed|was unexpected))",
                            "Unsupported config option", "Additional propert")),
+    # ... and as jsonschema words additionalProperties beside patternProperties (docker-compose 1.x's validation:
+    # "reservations value 'devices' does not match any of the regexes: '^x-'", "'capabilities', 'devices' do not")
+    ("compose_gpu_key", _p(r"'(?:devices|gpus|device_requests|capabilities)'[^\n]{0,80}\bdoe?s? not match any of the "
+                           r"regexes", "not match any of the regexes")),
     # a running container losing its devices: systemd's daemon-reload, the kubelet, open() refused on /dev/nvidia*
     ("daemon_reload", _p(r"systemctl daemon-reload")),
     ("k8s", _p(r"(kubectl|kubelet|cpu-manager-policy)", "kubectl", "kubelet", "cpu-manager-policy")),
@@ -305,12 +311,13 @@ CONTAINER = [
     # the linker on the same empty placeholder (binutils ld "file not recognized: %E", bfd's "file truncated")
     ("file_too_short", _p(r"(lib[\w+-]{1,60}\.so[\d.]{0,12}):?\s{1,3}file not recognized: [Ff]ile truncated",
                           "ile truncated")),
-    # Jetson: the toolkit's csv mode (internal/info/auto.go), L4T images and Tegra kernels
+    # Jetson: the toolkit's csv mode (internal/info/auto.go), L4T images and Tegra kernels, L4T's release file
+    # /etc/nv_tegra_release ("# R32 (release), REVISION: 6.1, ...")
     ("jetson", _p(r"(/usr/lib/aarch64-linux-gnu/lib(?:cu|nv)\w{0,30}\.(?:so|a)\b|l4t-[\w.-]{1,40}|"
                   r"nvidia-l4t-[\w-]{1,40}|\d\.\d{1,2}\.\d{1,3}-tegra|[Jj]et[Pp]ack|Jetson|"
-                  r"host-files-for-container\.d|mode as 'csv')",
+                  r"host-files-for-container\.d|mode as 'csv'|nv_tegra_release|# R\d{2} \(release\), REVISION)",
                   "aarch64-linux-gnu/lib", "l4t-", "-tegra", "etPack", "etpack", "Jetson", "host-files-for-container",
-                  "mode as 'csv'")),
+                  "mode as 'csv'", "nv_tegra_release", "(release), REVISION")),
 ]
 
 # NVIDIA's NGC images check the driver at start (their entrypoint's driver check)

@@ -39,7 +39,7 @@ def judge(case: dict, facts: dict) -> tuple[str, str]:
         return top.id, f"wrong cause (then: {', '.join(f.id for f in result.findings[1:]) or 'nothing'})"
     if not top.evidence:
         return top.id, "the finding quotes no lines it relied on"
-    if not any(key.lower() in top.fix.lower() for key in case["keys"]):
+    if not any(str(key).lower() in top.fix.lower() for key in case["keys"]):  # YAML may read 1.28 as a number
         return top.id, f"fix lacks {case['keys']}: {top.fix}"
     other = OTHER_PLATFORM.get(case["platform"])
     wrong = other.search(top.fix + " " + top.tfenv) if other else None

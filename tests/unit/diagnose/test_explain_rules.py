@@ -126,6 +126,17 @@ CASES = [
     ("linux-smi-no-driver", "user@host:~$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with "
      "the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n$ uname -a\nLinux host "
      "5.15.0-91-generic #101-Ubuntu SMP x86_64 GNU/Linux", "libcuda-missing", "modprobe nvidia"),
+    # docker-compose 1.x's schema check in jsonschema's plural wording
+    ("compose-regexes-plural", "$ docker-compose up\nERROR: The Compose file './docker-compose.yml' is invalid "
+     "because:\nservices.app.deploy.resources.reservations 'capabilities', 'devices' do not match any of the "
+     "regexes: '^x-'", "docker-too-old", "1.28"),
+    # L4T's release file as the only Jetson sign
+    ("jetson-tegra-release", "$ head -n 1 /etc/nv_tegra_release\n# R35 (release), REVISION: 4.1, GCID: 33958178, "
+     "BOARD: t186ref, EABI: aarch64\nImportError: libcudnn.so.8: cannot open shared object file: No such file or "
+     "directory", "jetson-container", "--runtime nvidia"),
+    # nvcc's CUDA 12 on native Windows with no TF named and nothing failing to load: no Windows GPU TF uses it
+    ("win-nvcc-cuda12", "C:\\Users\\me>nvcc --version\nnvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation "
+     "tools, release 12.1, V12.1.105", "windows-gpu-after-210", "WSL2"),
     ("zlibwapi-named", "Could not locate zlibwapi.dll. Please make sure it is in your library path!", "zlibwapi",
      "zlibwapi.dll"),
     ("tensorrt-only", "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find "
@@ -534,3 +545,9 @@ def test_pip_installing_protobuf4_beside_an_old_tf_is_protobuf4(facts):
     kept = ("Requirement already satisfied: protobuf>=3.9.2 in ./venv/lib/python3.8/site-packages (from "
             "tensorflow==2.4.1) (4.21.9)")
     assert [f.id for f in diagnose.explain(kept, facts).findings][:1] == ["protobuf4"]
+
+
+def test_cuda_11_from_nvcc_on_windows_is_no_finding(facts):
+    """Only CUDA 12 rules out every Windows GPU build of TF; CUDA 11.2 is what TF 2.10 wants."""
+    log = "C:\\Users\\me>nvcc --version\nCuda compilation tools, release 11.2, V11.2.152"
+    assert "windows-gpu-after-210" not in [f.id for f in diagnose.explain(log, facts).findings]
