@@ -55,6 +55,19 @@ WSL = [
     # the WSL issue template's "### Windows Version" heading, the build on a line below it
     ("windows_build", _p(r"Windows Version\s{0,3}\n(?:\s{0,3}\n)?\s{0,3}(?:Microsoft Windows \[Version )?"
                          r"10\.0\.(\d{5})\b", "Windows Version", span=2)),
+    # a pinned (page-locked) host allocation failing, which WSL 2 limits: TF's host allocator (gpu_host_allocator.h /
+    # device_host_allocator.h "could not allocate pinned host memory of size: %d", cuda_driver.cc HostAllocate "failed
+    # to alloc %d bytes on host: %s"), ggml-cuda's "failed to allocate %.2f MB of pinned memory: %s", the runtime's
+    # cudaHostAlloc / cudaMallocHost named beside "out of memory"
+    ("pinned_alloc_failed", _p(r"(could not allocate pinned host memory of size:? ?\d{1,14}|"
+                               r"failed to alloc \d{1,14} bytes on host: CUDA_ERROR_OUT_OF_MEMORY|"
+                               r"failed to allocate [\d.,]{1,12} Mi?B of pinned memory: out of memory|"
+                               r"cuda(?:HostAlloc|MallocHost)[^\n]{0,40}?(?:out of memory|ret\[2\]))",
+                               "pinned host memory", "bytes on host", "of pinned memory", "HostAlloc", "MallocHost")),
+    # PyTorch pinning host memory (a traceback frame: pin_memory=True, .pin_memory(), torch/storage.py's pin_memory);
+    # with its "CUDA error: out of memory" the failing allocation is the pinned one
+    ("pin_memory_frame", _p(r"(pin_memory=True|\.pin_memory\(|, in pin_memory\b)", "pin_memory")),
+    ("torch_cuda_oom", _p(r"CUDA error: out of memory")),
     # nvidia-smi's GPU row with the TCC driver model (the data-center compute mode): WSL's GPU-PV exposes WDDM GPUs only
     ("smi_tcc", _p(r"\|\s{1,6}\d{1,2}\s{1,4}[^|\n]{1,60}?\s(TCC)\s{0,6}\|", " TCC ")),
 ]

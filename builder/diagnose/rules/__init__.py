@@ -46,6 +46,7 @@ from builder.diagnose.rules import (
     wsl_lib_path,
     wsl_libcuda_symlink,
     wsl_linux_driver,
+    wsl_pinned_memory_limit,
     xla_libdevice,
     zlibwapi,
 )
@@ -57,7 +58,7 @@ RULES = [
     cudnn_init_failed, gpu_out_of_memory, dll_load_failed, dll_load_failed_other, no_gpu_harmless, optional_library,
     container_toolkit_missing, docker_too_old, container_driver_too_old, container_no_host_driver,
     container_nvml_lost, jetson_container, wsl_libcuda_symlink, wsl_gpu_unavailable, wsl_lib_path, numa_harmless,
-    cuinit_error, gpu_too_old, cublas_init_failed, cuda_factory_harmless, numpy_too_old,
+    cuinit_error, gpu_too_old, cublas_init_failed, cuda_factory_harmless, numpy_too_old, wsl_pinned_memory_limit,
 ]
 IDS = sorted({rule.ID for rule in RULES})  # a cause may have two rules (a named DLL, a bare "DLL load failed")
 

@@ -249,6 +249,11 @@ CASES += [
      "standard #1 SMP\n$ ./deviceQuery", "wsl-gpu-unavailable", "19044"),
     ("wsl-preview-driver-alone", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n| NVIDIA-SMI 470.14       Driver "
      "Version: 470.14       CUDA Version: 11.3     |", "wsl-gpu-unavailable", "495"),
+    # the runtime's cudaHostAlloc failing (a second program: MindSpore's arena) under WSL 2; the corpus has TF, ggml
+    # and PyTorch's wordings
+    ("wsl-pinned-cudahostalloc", "Linux PC 5.10.60.1-microsoft-standard-WSL2 #1 SMP\n[ERROR] MD(14433,7fea2effd700,"
+     "python):2021-12-12-14:13:43.932.181 [mindspore/ccsrc/minddata/dataset/util/arena.cc:250] Init] cudaHostAlloc "
+     "failed, ret[2], out of memory", "wsl-pinned-memory-limit", "pin_memory=False"),
     ("wsl-old-kernel", "Linux version 4.19.104-microsoft-standard (oe-user@oe-host)\n$ nvidia-smi\nNVIDIA-SMI has "
      "failed because it couldn't communicate with the NVIDIA driver.", "wsl-gpu-unavailable", "wsl --update"),
     ("wsl-old-windows-driver", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n| NVIDIA-SMI 461.92       Driver Version: "
@@ -358,6 +363,9 @@ CASES += [
 
 # Lines that look close to a problem but are none: nothing may be recognised.
 NOTHING = [
+    # a pinned host allocation failing on native Linux is not WSL 2's limit
+    "Linux version 5.15.0-91-generic (buildd@lcy02-amd64-045)\n2020-09-23 13:19:24.277832: W ./tensorflow/core/"
+    "common_runtime/gpu/gpu_host_allocator.h:44] could not allocate pinned host memory of size: 415990272",
     # XLA_FLAGS pointing into the environment the log runs in
     "$ echo $XLA_FLAGS\n--xla_gpu_cuda_data_dir=/home/me/miniconda3/envs/gym/lib\n  File \"/home/me/miniconda3/envs/"
     "gym/lib/python3.10/site-packages/tensorflow/__init__.py\", line 37",

@@ -1,0 +1,27 @@
+"""WSL 2 limits pinned (page-locked) system memory: NVIDIA's CUDA on WSL guide lists it among the known limitations
+of Linux CUDA applications there. A pinned host allocation failing under WSL 2 (TF's host allocator, ggml-cuda's
+pinned buffers, cudaHostAlloc, PyTorch's pin_memory with "CUDA error: out of memory") is this cause, not the GPU's
+memory: it wins over gpu-out-of-memory. Outside WSL 2 the same lines are left to the other rules."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
+from builder.diagnose.rules._common import lines
+
+ID = "wsl-pinned-memory-limit"
+
+
+def check(log, ctx):
+    if ctx.platform.value != "wsl2":
+        return None
+    evidence = log.all("pinned_alloc_failed")[:2]
+    if not evidence and log.has("torch_cuda_oom"):
+        evidence = log.all("pin_memory_frame")[-1:] + log.all("torch_cuda_oom")[:1]
+    if not evidence:
+        return None
+    cause = t("The allocation that failed is pinned (page-locked) host memory, which WSL 2 limits (a known limitation "
+              "in NVIDIA's CUDA on WSL guide); the GPU itself still has memory free.")
+    fix = t("use less pinned memory: PyTorch `pin_memory=False` (DataLoader, tensors), llama.cpp "
+            "`GGML_CUDA_NO_PINNED=1`, smaller host buffers or batches for TF; or run the job on native Linux, where "
+            "pinned memory is not limited this way")
+    return Finding(ID, t("WSL 2 limits pinned host memory"), lines(evidence), cause, fix,
+                   t("nothing tfenv changes: this is a WSL 2 limit"), rank=45, supersedes=("gpu-out-of-memory",))
