@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,13 @@ ROOT = Path(__file__).resolve().parents[1]  # the checkout
 UNIT = ROOT / "tests" / "unit"  # its data folders: explain_corpus/, snapshots/, schemas/
 FAKES = ROOT / "tests" / "fakes"
 TFENV = [sys.executable, "-m", "builder.cli"]
+
+
+def ctrl_c_reaches_it() -> None:
+    """`preexec_fn` of a child that a test interrupts with SIGINT: Ctrl-C back to its default. A shell that starts
+    the test run in the background (`cmd &`, nohup, some CI runners) leaves SIGINT ignored, children inherit that,
+    and Python then installs no KeyboardInterrupt handler: the Ctrl-C would never arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @functools.lru_cache(maxsize=None)

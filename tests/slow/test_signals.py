@@ -14,7 +14,7 @@ import uuid
 
 import pytest
 
-from tests.helpers import ROOT, TFENV
+from tests.helpers import ROOT, TFENV, ctrl_c_reaches_it
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 SIGNALS = [pytest.param(signal.SIGTERM, 143, id="SIGTERM"), pytest.param(signal.SIGHUP, 129, id="SIGHUP")]
@@ -25,7 +25,7 @@ def start(args, tmp_path):
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir(exist_ok=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmpdir))
-    return subprocess.Popen([*TFENV, *args], cwd=tmp_path, env=env,
+    return subprocess.Popen([*TFENV, *args], cwd=tmp_path, env=env, preexec_fn=ctrl_c_reaches_it,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), tmpdir
 
 
