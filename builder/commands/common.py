@@ -34,7 +34,11 @@ class MatrixChoice(click.Choice):
         return super().convert(value, param, ctx)
 
     def get_missing_message(self, param, ctx=None):  # Click 8.1 passes no context: the message names no choices
-        return super().get_missing_message(param, ctx) if self._load(ctx) else ""
+        try:
+            loaded = self._load(ctx)
+        except TfenvError:  # an unreadable --matrix: the usage error stands alone (the matrix's own error is later)
+            loaded = False
+        return super().get_missing_message(param, ctx) if loaded else ""
 
 
 def env_names_argument(f):

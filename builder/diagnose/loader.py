@@ -6,7 +6,6 @@ Built on the one parser (builder.diagnose.parse); this module only shapes its ev
 from builder.diagnose.parse import parse, split_dlerror
 
 DRIVER_LIBRARY = "libcuda.so.1"  # the driver: never in an image, mounted by the NVIDIA runtime at start
-WSL_LIB = "/usr/lib/wsl/lib"
 
 
 class LoadFailure:
@@ -61,11 +60,12 @@ def loader_log(text, log=None):
 # --- fixes: what to try for each failure --------------------------------------------------------
 
 
-def fix_hint(failure, present=(), shims=()):
+def fix_hint(failure, present=(), shims=(), wsl_lib=None):
     """The fix to try for one failure.
 
     present: sonames known to be loadable (e.g. the 10.2 runtime), shims: (link, to) pairs the matrix
-    prescribes; both let the hint name the exact link to add.
+    prescribes; both let the hint name the exact link to add. wsl_lib: matrix.yaml's wsl.lib_dir (the suites'
+    expectations carry it); without it the driver hint says nothing about WSL2.
     """
     lib = failure.library
     present = set(present)
@@ -74,7 +74,7 @@ def fix_hint(failure, present=(), shims=()):
         return (f"{lib} was found but needs {dependency}, which is not on the loader path: install the library "
                 f"that provides {dependency} (or remove the mismatched {lib} that wants it)")
     if lib == DRIVER_LIBRARY:
-        return driver_hint()
+        return driver_hint(wsl_lib)
     for link, to in shims:
         if link == lib:
             return (f"{lib} is a compatibility link to {to}: create it next to {to} "
@@ -99,18 +99,18 @@ def fix_hint(failure, present=(), shims=()):
             f"or /etc/ld.so.conf.d and run ldconfig{where}")
 
 
-def driver_hint():
+def driver_hint(wsl_lib=None):
+    wsl = f"in WSL2 run export LD_LIBRARY_PATH={wsl_lib}; " if wsl_lib else ""
     return (f"{DRIVER_LIBRARY} is the NVIDIA driver, never part of an image: in Docker start the container with "
-            f"--gpus all (needs the NVIDIA container toolkit); in WSL2 run export LD_LIBRARY_PATH={WSL_LIB}; "
-            f"on a Linux host install the NVIDIA driver")
+            f"--gpus all (needs the NVIDIA container toolkit); {wsl}on a Linux host install the NVIDIA driver")
 
 
-def cuinit_hint(error):
+def cuinit_hint(error, wsl_lib=None):
     if "NO_DEVICE" in error:
         return ("the driver loaded but sees no GPU: check `nvidia-smi`, CUDA_VISIBLE_DEVICES, and that the "
                 "container was started with --gpus")
     if "303" in error:
-        return f"cuInit failed because the driver library did not load: {driver_hint()}"
+        return f"cuInit failed because the driver library did not load: {driver_hint(wsl_lib)}"
     if "INSUFFICIENT_DRIVER" in error or "insufficient" in error.lower():
         return "the NVIDIA driver is older than this CUDA runtime needs: update the driver"
     return "check the NVIDIA driver with `nvidia-smi`"

@@ -3,6 +3,9 @@ comes from: builder/diagnose/rules/SOURCES.md)."""
 
 from builder.diagnose.needles import pattern as _p
 
+# These patterns spell WSL's library folder literally: they match what programs print, which names the folder WSL
+# mounts, not tfenv's fact. The advice takes the folder from the facts (matrix.yaml wsl.lib_dir; rules/_common.py).
+
 # WSL2: glibc ldconfig's warning about the Windows driver's plain copies (elf/ldconfig.c "%s is not a symbolic
 # link"), and the GPU paravirtualisation pieces (libdxcore.so, /dev/dxg, /usr/lib/wsl/lib).
 WSL = [

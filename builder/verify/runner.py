@@ -80,6 +80,7 @@ def expectations(m: Matrix, target: Target, image: str, image_labels: dict, gpu:
         "cudart_soname": next(s for s in env.sonames if s.startswith("libcudart.")),
         "cudnn_soname": next(s for s in env.sonames if s.startswith("libcudnn.")),
         "driver_min_linux": env.cuda.driver_min["linux"],
+        "wsl_lib": m.wsl.lib_dir if m.wsl else None,  # the driver hint's WSL2 folder (diagnose.loader)
         "uid": m.image.uid,
         "labels_expected": tags.labels(target),
         "labels_found": dict(image_labels or {}),

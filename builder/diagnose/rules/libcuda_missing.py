@@ -2,11 +2,10 @@
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.rules._common import tfenv_way
+from builder.diagnose.rules._common import tfenv_way, wsl_lib
 from builder.diagnose.rules._gpu import driver_not_loaded, fatal, gpu_expected, libcuda_failures
 
 ID = "libcuda-missing"
-WSL_LIB = "/usr/lib/wsl/lib"
 WINDOWS_NAMES = {"libcuda.so.1": "nvcuda.dll", "libnvidia-ml.so.1": "nvml.dll"}
 
 
@@ -23,9 +22,9 @@ def check(log, ctx):
     cause = t("{name} is the NVIDIA driver's library, never part of CUDA or an image, and it is not loadable here.",
               name=name)
     if ctx.wsl:
-        fix = t("in WSL2 the Windows driver provides it in {folder}: `export "
-                "LD_LIBRARY_PATH={folder}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}`; never install a Linux NVIDIA "
-                "driver inside WSL", folder=WSL_LIB)
+        fix = t("in WSL2 the Windows driver provides it in {wsl_lib}: `export "
+                "LD_LIBRARY_PATH={wsl_lib}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}`; never install a Linux NVIDIA "
+                "driver inside WSL", wsl_lib=wsl_lib(ctx))
     elif ctx.windows:
         fix = t("install the NVIDIA display driver for this GPU (it installs nvcuda.dll in System32), then restart")
     elif ctx.container:

@@ -10,6 +10,7 @@ from builder.diagnose.rules._common import (
     stand_ins,
     tfenv_way,
     windows_cuda_install,
+    wsl_lib,
 )
 from builder.diagnose.rules._gpu import gpu_expected
 from builder.diagnose.versions import family, vkey
@@ -122,7 +123,7 @@ def _bitsandbytes(log, ctx):
             "LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}` (or the folder it was "
             "installed to; in a conda env $CONDA_PREFIX/lib), or install the CUDA runtime that matches PyTorch's CUDA")
     if ctx.platform.value == "wsl2":
-        fix += "; " + t("in WSL 2 add /usr/lib/wsl/lib (the Windows driver's libcuda) to LD_LIBRARY_PATH too, and "
-                        "install only the CUDA toolkit (cuda-toolkit-X-Y), never a Linux driver")
+        fix += "; " + t("in WSL 2 add {wsl_lib} (the Windows driver's libcuda) to LD_LIBRARY_PATH too, and "
+                        "install only the CUDA toolkit (cuda-toolkit-X-Y), never a Linux driver", wsl_lib=wsl_lib(ctx))
     return Finding(ID, t("bitsandbytes cannot find the CUDA runtime (libcudart.so)"), [ev.line], cause, fix,
                    tfenv_way(ctx), rank=32)

@@ -3,6 +3,7 @@
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules import missing_cuda_runtime
+from builder.diagnose.rules._common import wsl_lib
 from builder.diagnose.rules._gpu import fatal, gpu_expected, libcuda_failures, libcuda_loaded
 
 ID = "no-gpu-harmless"
@@ -38,7 +39,8 @@ def check(log, ctx):
     elif ctx.windows:
         gpu = t("to use a GPU, install the NVIDIA driver")
     elif ctx.wsl:
-        gpu = t("to use a GPU in WSL2, install the NVIDIA Windows driver and `export LD_LIBRARY_PATH=/usr/lib/wsl/lib`")
+        gpu = t("to use a GPU in WSL2, install the NVIDIA Windows driver and `export LD_LIBRARY_PATH={wsl_lib}`",
+                wsl_lib=wsl_lib(ctx))
     else:
         gpu = t("to use a GPU, install the NVIDIA driver (nvidia-smi must work)")
     fix = t("nothing to fix if you meant to run on the CPU: these lines are harmless and can be ignored (silence "

@@ -16,7 +16,7 @@ evidence.
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.rules._common import lines
+from builder.diagnose.rules._common import lines, wsl_lib
 from builder.diagnose.versions import vkey
 
 ID = "wsl-gpu-unavailable"
@@ -90,7 +90,7 @@ def check(log, ctx):
         return None
     wsl = (ctx.facts or {}).get("wsl") or {}
     cause = t("The GPU reaches WSL 2 only through the Windows NVIDIA driver (the /dev/dxg device and the libraries "
-              "in /usr/lib/wsl/lib), and here that device is missing or refuses access.")
+              "in {wsl_lib}), and here that device is missing or refuses access.", wsl_lib=wsl_lib(ctx))
     build, why = windows_build(log, ctx)
     if why == "insider":
         cause += " " + t("Windows build {build} is an Insider (pre-release) build; WSL's GPU support has broken on "
@@ -107,13 +107,13 @@ def check(log, ctx):
             "-g 0 -dm 0` in an elevated prompt); then `wsl --shutdown` and start again",
             build=wsl.get("windows_build_min", "?"), driver=wsl.get("driver_min_windows", "?"))
     if no_cuda_listing(log):
-        cause = t("/usr/lib/wsl/lib holds WSL's DirectX parts (libdxcore, libd3d12) but no libcuda.so: the Windows "
+        cause = t("{wsl_lib} holds WSL's DirectX parts (libdxcore, libd3d12) but no libcuda.so: the Windows "
                   "NVIDIA driver does not provide CUDA to WSL (its Linux libraries come from "
-                  "C:\\Windows\\System32\\lxss\\lib).")
+                  "C:\\Windows\\System32\\lxss\\lib).", wsl_lib=wsl_lib(ctx))
         fix = t("reinstall a current NVIDIA Windows driver ({driver} or newer, a clean install) so that it puts "
                 "libcuda.so into C:\\Windows\\System32\\lxss\\lib, then `wsl --shutdown` and check `ls "
-                "/usr/lib/wsl/lib` again; never install a Linux NVIDIA driver inside WSL",
-                driver=wsl.get("driver_min_windows", "?"))
+                "{wsl_lib}` again; never install a Linux NVIDIA driver inside WSL",
+                driver=wsl.get("driver_min_windows", "?"), wsl_lib=wsl_lib(ctx))
     if why == "insider":
         fix = t("install the next Windows build through Windows Update (or leave the Insider channel for a release "
                 "build), then `wsl --update` and `wsl --shutdown`; a current NVIDIA Windows driver ({driver} or "

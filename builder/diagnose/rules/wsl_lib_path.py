@@ -16,11 +16,10 @@ import re
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.rules._common import lines
+from builder.diagnose.rules._common import lines, wsl_lib
 from builder.diagnose.rules._gpu import libcuda_failures
 
 ID = "wsl-lib-path"
-WSL_LIB = "/usr/lib/wsl/lib"
 SUPERSEDES = ("libcuda-missing", "no-gpu-harmless", "wsl-libcuda-symlink")
 _CUDNN_SUB = re.compile(r"libcudnn_(?:ops|cnn|adv)_(?:infer|train)|libcudnn_engines|libcudnn_graph|libcudnn_heuristic")
 
@@ -52,28 +51,28 @@ def check(log, ctx):
     service = _service_without_path(log)
     evidence += service
     if not evidence:
-        return _nvml_unversioned(log)
+        return _nvml_unversioned(log, ctx)
     if other:
-        return _other_found(log, failed[:1] + other)
+        return _other_found(log, ctx, failed[:1] + other)
     name = _missing_name(log, failed or cudnn)
-    cause = t("In WSL 2 the Windows driver provides {name} in {folder}; this process does not look there (the "
+    cause = t("In WSL 2 the Windows driver provides {name} in {wsl_lib}; this process does not look there (the "
               "folder is not on its search path, and ldconfig skips the unversioned libcuda.so, a copy rather "
-              "than a link).", name=name, folder=WSL_LIB)
+              "than a link).", name=name, wsl_lib=wsl_lib(ctx))
     if cudnn:
         cause = t("cuDNN loaded, but its sub-library {lib} did not: in WSL 2 what it misses is the unversioned "
-                  "libcuda.so, which the Windows driver provides in {folder} and ldconfig skips (a copy rather than "
-                  "a link).", lib=cudnn[0].groups[0], folder=WSL_LIB)
-    fix = t("put the folder on the search paths: `export LD_LIBRARY_PATH={folder}:$LD_LIBRARY_PATH` (and "
-            "`export PATH=$PATH:{folder}` for nvidia-smi) in ~/.bashrc, or list {folder} in /etc/ld.so.conf.d/ and run "
-            "`sudo ldconfig`; never install a Linux NVIDIA driver inside WSL", folder=WSL_LIB)
+                  "libcuda.so, which the Windows driver provides in {wsl_lib} and ldconfig skips (a copy rather than "
+                  "a link).", lib=cudnn[0].groups[0], wsl_lib=wsl_lib(ctx))
+    fix = t("put the folder on the search paths: `export LD_LIBRARY_PATH={wsl_lib}:$LD_LIBRARY_PATH` (and "
+            "`export PATH=$PATH:{wsl_lib}` for nvidia-smi) in ~/.bashrc, or list {wsl_lib} in /etc/ld.so.conf.d/ and "
+            "run `sudo ldconfig`; never install a Linux NVIDIA driver inside WSL", wsl_lib=wsl_lib(ctx))
     if service:
-        cause = t("nvidia-smi works in your shell ({folder}/nvidia-smi), but the program that ran it (a service, "
-                  "another user, a container) has no {folder} on its PATH.", folder=WSL_LIB)
+        cause = t("nvidia-smi works in your shell ({wsl_lib}/nvidia-smi), but the program that ran it (a service, "
+                  "another user, a container) has no {wsl_lib} on its PATH.", wsl_lib=wsl_lib(ctx))
         fix = t("give that program WSL's folder: for a systemd service `sudo systemctl edit <service>` with "
-                "`Environment=\"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:{folder}\"` and "
-                "`Environment=\"LD_LIBRARY_PATH={folder}\"`, then restart it; list {folder} in /etc/ld.so.conf.d/ "
-                "and run `sudo ldconfig` for the libraries", folder=WSL_LIB)
-    return Finding(ID, t("{name} is in {folder}, which this process does not search", name=name, folder=WSL_LIB),
+                "`Environment=\"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:{wsl_lib}\"` and "
+                "`Environment=\"LD_LIBRARY_PATH={wsl_lib}\"`, then restart it; list {wsl_lib} in /etc/ld.so.conf.d/ "
+                "and run `sudo ldconfig` for the libraries", wsl_lib=wsl_lib(ctx))
+    return Finding(ID, t("{name} is in {wsl_lib}, which this process does not search", name=name, wsl_lib=wsl_lib(ctx)),
                    lines(evidence), cause, fix, t("`tfenv wsl` writes an environment that sets this path"), rank=12,
                    supersedes=SUPERSEDES + ("missing-cudnn",) if cudnn else SUPERSEDES)
 
@@ -94,29 +93,29 @@ def _missing_name(log, libcuda):
     return "libnvidia-ml.so.1" if log.has("smi_no_nvml") and not log.has("smi_not_found") else "nvidia-smi"
 
 
-def _other_found(log, evidence):
+def _other_found(log, ctx, evidence):
     """cuInit answered from another libcuda: CUDA's stub, or one that sees no GPU (a Linux driver's, a compat one)."""
-    cause = t("In WSL 2 the GPU is reached only through the libcuda the Windows driver provides in {folder}; this "
+    cause = t("In WSL 2 the GPU is reached only through the libcuda the Windows driver provides in {wsl_lib}; this "
               "process loaded another libcuda first (CUDA's link-time stub from .../stubs, or a Linux driver's), "
-              "which finds no GPU.", folder=WSL_LIB)
-    fix = t("make WSL's libcuda load first: `export LD_LIBRARY_PATH={folder}:$LD_LIBRARY_PATH` in ~/.bashrc (take any "
+              "which finds no GPU.", wsl_lib=wsl_lib(ctx))
+    fix = t("make WSL's libcuda load first: `export LD_LIBRARY_PATH={wsl_lib}:$LD_LIBRARY_PATH` in ~/.bashrc (take any "
             "CUDA .../lib64/stubs folder off LD_LIBRARY_PATH); if `ldconfig -p | grep libcuda` lists a libcuda "
-            "outside {folder}, a Linux NVIDIA driver package put it there: purge it (never install a Linux driver "
-            "inside WSL)", folder=WSL_LIB)
-    return Finding(ID, t("This process does not load the libcuda in {folder}", folder=WSL_LIB), lines(evidence),
+            "outside {wsl_lib}, a Linux NVIDIA driver package put it there: purge it (never install a Linux driver "
+            "inside WSL)", wsl_lib=wsl_lib(ctx))
+    return Finding(ID, t("This process does not load the libcuda in {wsl_lib}", wsl_lib=wsl_lib(ctx)), lines(evidence),
                    cause, fix, t("`tfenv wsl` writes an environment that sets this path"), rank=12,
                    supersedes=SUPERSEDES + ("cuinit-error", "no-gpu-visible"))
 
 
-def _nvml_unversioned(log):
+def _nvml_unversioned(log, ctx):
     """A program that dlopens libnvidia-ml.so: WSL's driver folder has only libnvidia-ml.so.1."""
     evidence = log.all("nvml_unversioned")[:1]
     if not evidence:
         return None
-    cause = t("In WSL 2 the Windows driver provides NVML as {folder}/libnvidia-ml.so.1 only; there is no unversioned "
-              "libnvidia-ml.so to load (a Linux driver package would install one, WSL does not).", folder=WSL_LIB)
+    cause = t("In WSL 2 the Windows driver provides NVML as {wsl_lib}/libnvidia-ml.so.1 only; there is no unversioned "
+              "libnvidia-ml.so to load (a Linux driver package would install one, WSL does not).", wsl_lib=wsl_lib(ctx))
     fix = t("have the program load libnvidia-ml.so.1 (most NVML bindings take a library path), or add the missing "
-            "name once: `sudo ln -s {folder}/libnvidia-ml.so.1 /usr/local/lib/libnvidia-ml.so && sudo ldconfig`; "
-            "never install a Linux NVIDIA driver inside WSL", folder=WSL_LIB)
+            "name once: `sudo ln -s {wsl_lib}/libnvidia-ml.so.1 /usr/local/lib/libnvidia-ml.so && sudo ldconfig`; "
+            "never install a Linux NVIDIA driver inside WSL", wsl_lib=wsl_lib(ctx))
     return Finding(ID, t("libnvidia-ml.so (unversioned) does not exist in WSL 2"), lines(evidence), cause, fix, "",
                    rank=12, supersedes=SUPERSEDES)

@@ -3,7 +3,7 @@ are plain copies, not links (elf/ldconfig.c "%s is not a symbolic link")."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.rules._common import lines
+from builder.diagnose.rules._common import lines, wsl_lib
 
 ID = "wsl-libcuda-symlink"
 LXSS_LIB = r"C:\Windows\System32\lxss\lib"
@@ -14,9 +14,9 @@ def check(log, ctx):
     if not evidence:
         return None
     name = evidence[0].groups[0]
-    cause = t("The NVIDIA Windows driver puts libcuda.so, libcuda.so.1 and libcuda.so.1.1 into /usr/lib/wsl/lib as "
+    cause = t("The NVIDIA Windows driver puts libcuda.so, libcuda.so.1 and libcuda.so.1.1 into {wsl_lib} as "
               "three copies instead of symbolic links, and ldconfig says so each time it runs; CUDA itself still "
-              "works.")
+              "works.", wsl_lib=wsl_lib(ctx))
     fix = t("nothing breaks, it is a harmless warning; to silence it, replace the copies by symbolic links to "
             "libcuda.so.1.1 in an elevated Windows prompt in {folder}: `del libcuda.so libcuda.so.1`, `mklink "
             "libcuda.so libcuda.so.1.1`, `mklink libcuda.so.1 libcuda.so.1.1`, then `wsl --shutdown` (a driver "

@@ -10,7 +10,7 @@ first, usually a Linux driver's: this rule too, unless nvidia-smi works (then ws
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.rules._common import tfenv_way
+from builder.diagnose.rules._common import tfenv_way, wsl_lib
 from builder.diagnose.rules.wsl_gpu_unavailable import windows_side
 
 ID = "wsl-linux-driver"
@@ -31,13 +31,13 @@ def check(log, ctx):
     if not strong and (not weak or windows_side(log, ctx)):
         return None
     evidence = sorted({ev.line for ev in strong + weak})[:len(STRONG + WEAK)]
-    cause = t("In WSL2 the Windows driver provides the GPU (libcuda in /usr/lib/wsl/lib, /dev/dxg); a Linux NVIDIA "
+    cause = t("In WSL2 the Windows driver provides the GPU (libcuda in {wsl_lib}, /dev/dxg); a Linux NVIDIA "
               "driver or the cuda/cuda-drivers meta package installed inside WSL puts its own libcuda first, which "
-              "finds no kernel module.")
+              "finds no kernel module.", wsl_lib=wsl_lib(ctx))
     fix = t("remove the Linux driver inside WSL: `sudo apt-get purge 'nvidia-driver-*' 'cuda-drivers*' "
             "'libnvidia-compute-*' 'nvidia-utils-*'` (and `sudo apt-get autoremove`), install only cuda-toolkit-X-Y or "
             "runtime libraries, then `wsl --shutdown` in Windows and start again; until then `export "
-            "LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH` makes the WSL libcuda load first")
+            "LD_LIBRARY_PATH={wsl_lib}:$LD_LIBRARY_PATH` makes the WSL libcuda load first", wsl_lib=wsl_lib(ctx))
     return Finding(ID, t("A Linux NVIDIA driver is installed inside WSL2"), evidence, cause, fix, tfenv_way(ctx),
                    rank=8, supersedes=("driver-dso-mismatch", "libcuda-missing", "no-gpu-visible", "no-gpu-harmless",
                                        "wsl-lib-path", "wsl-gpu-unavailable", "cuinit-error"))

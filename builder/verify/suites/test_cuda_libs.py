@@ -13,7 +13,7 @@ from builder.verify.suites._support import check
 def _lib_fix(expect, soname: str, dlerror: str | None = None) -> str:
     """The parser's fix for a library that does not load, knowing the matrix's shims."""
     shims = [(s["link"], s["to"]) for s in expect["shims"]]
-    return loader.fix_hint(loader.LoadFailure(soname, dlerror, None, ""), shims=shims)
+    return loader.fix_hint(loader.LoadFailure(soname, dlerror, None, ""), shims=shims, wsl_lib=expect.get("wsl_lib"))
 
 
 def test_soname_loads(libs, expect, soname):

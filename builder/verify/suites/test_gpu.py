@@ -33,7 +33,7 @@ def test_tf_lists_gpu(tf_probe, expect, gpu):
     data = tf_probe.require("import tensorflow", gpu["fix"])
     log = loader.loader_log(tf_probe.stderr)
     why = f"; cuInit: {log.cuinit_error}" if log.cuinit_error else ""
-    fix = loader.cuinit_hint(log.cuinit_error) if log.cuinit_error else gpu["fix"]
+    fix = loader.cuinit_hint(log.cuinit_error, expect.get("wsl_lib")) if log.cuinit_error else gpu["fix"]
     check(bool(data["gpus"]), f"TensorFlow lists no GPU{why}", fix)
 
 
@@ -42,7 +42,7 @@ def test_loader_log_clean(tf_probe, expect, gpu):
     tf_probe.require("import tensorflow", gpu["fix"])
     failures = loader.loader_log(tf_probe.stderr).failures_except(())
     check(not failures, "; ".join(f.line for f in failures),
-          " / ".join(loader.fix_hint(f, present=expect["sonames"]) for f in failures))
+          " / ".join(loader.fix_hint(f, present=expect["sonames"], wsl_lib=expect.get("wsl_lib")) for f in failures))
 
 
 def test_gpu_matmul(tf_probe, gpu):

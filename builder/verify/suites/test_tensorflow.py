@@ -47,7 +47,8 @@ def test_loader_log(tf_probe, expect):
     failures = log.failures_except(ignored)
     shims = [(s["link"], s["to"]) for s in expect["shims"]]
     check(not failures, "; ".join(f.line for f in failures),
-          " / ".join(loader.fix_hint(f, present=expect["sonames"], shims=shims) for f in failures))
+          " / ".join(loader.fix_hint(f, present=expect["sonames"], shims=shims,
+                                   wsl_lib=expect.get("wsl_lib")) for f in failures))
 
 
 def test_cpu_op(tf_probe, expect):

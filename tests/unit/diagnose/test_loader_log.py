@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from builder.diagnose import loader, parse
+from tests.helpers import matrix
 
 # TF 2.2.0rc2, CUDA 10.2 installed: TF asks for 10.1 (tensorflow/tensorflow#38578).
 TF22_CUDART = """\
@@ -137,10 +138,12 @@ def test_tf24_no_driver():
     assert [f.library for f in log.failures_except(())] == ["libcudart.so.11.0", "libcuda.so.1"]
     assert [f.library for f in log.failures_except([loader.DRIVER_LIBRARY])] == ["libcudart.so.11.0"]
     assert log.cuinit_error == "UNKNOWN ERROR (303)"
-    assert "/usr/lib/wsl/lib" in loader.cuinit_hint(log.cuinit_error)
+    wsl_lib = matrix().wsl.lib_dir  # the folder comes from the matrix, as the suites' expectations carry it
+    assert wsl_lib in loader.cuinit_hint(log.cuinit_error, wsl_lib)
     driver = log.failures[1]
-    hint = loader.fix_hint(driver)
-    assert "--gpus all" in hint and "LD_LIBRARY_PATH=/usr/lib/wsl/lib" in hint
+    hint = loader.fix_hint(driver, wsl_lib=wsl_lib)
+    assert "--gpus all" in hint and f"LD_LIBRARY_PATH={wsl_lib};" in hint
+    assert "--gpus all" in loader.fix_hint(driver) and "WSL2" not in loader.fix_hint(driver)
 
 
 def test_tf24_dependency_named_by_dlerror():

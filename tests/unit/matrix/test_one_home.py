@@ -1,5 +1,6 @@
 """Every version (and Debian suite and base image name) the matrix owns is written in matrix.yaml alone: no string
-in builder/'s code (docstrings, the usual place for an example, aside) and no template spells one of them."""
+in builder/'s code (docstrings, the usual place for an example, aside) and no template spells one of them; nor does
+builder/'s code spell WSL's library folder (wsl.lib_dir) outside the patterns that match programs' messages."""
 
 from __future__ import annotations
 
@@ -58,11 +59,22 @@ def test_no_code_or_template_writes_a_version_the_matrix_owns():
     assert not found, "read these from the matrix instead:\n" + "\n".join(found)
 
 
+def test_no_code_writes_the_wsl_library_folder():
+    """matrix.yaml's wsl.lib_dir is the one home of WSL's library folder: advice reads it from the facts. Only the
+    patterns files (patterns*.py) spell it, as they match what programs print about the folder WSL mounts."""
+    folder = matrix().wsl.lib_dir
+    found = [f"{path.relative_to(ROOT)}:{line}" for path in sorted((ROOT / "builder").rglob("*.py"))
+             if not path.name.startswith("patterns")
+             for line, text in _strings(path.read_text(encoding="utf-8")) if folder in text]
+    assert not found, f"read {folder} from the facts (wsl.lib_dir) instead:\n" + "\n".join(found)
+
+
 def test_the_grep_finds_what_it_looks_for():
     owned = owned_versions()
     assert "23.0.1" in owned and any(v.startswith("2.9") for v in owned) and len(owned) > 20
     assert {"bullseye", "tfenv/debian:bullseye", "R495"} <= set(owned)
     assert list(_strings('"""doc 23.0.1"""\nPIP = "23.0.1"\n')) == [(2, "23.0.1")]
+    assert [s for _, s in _strings('WSL_LIB = "/usr/lib/wsl/lib"\n')] == [matrix().wsl.lib_dir]
 
 
 def test_a_cuda_release_has_its_driver_minimum_once(matrix_data, write_matrix):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from builder import cli
@@ -209,6 +209,7 @@ WORDS = ["run", "ps", "stop", "build", "test", "base", "config", "doctor", "expl
 @settings(max_examples=int(os.environ.get("TFENV_FUZZ_EXAMPLES", "200")), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6))
+@example(["--matrix", "run", "base"])  # a missing argument's message once read the unreadable matrix: a traceback
 def test_any_command_line_ends_with_a_documented_status(tmp_path_factory, monkeypatch, capsys, argv):
     from builder.core import exitcodes, paths
 

@@ -23,6 +23,7 @@ def test_expectations_tf29_debian11(m):
     assert e["shims"] == [] and e["optional_sonames"] == ["libnvinfer.so.7", "libnvinfer_plugin.so.7"]
     assert e["labels_expected"] == tags.labels(target)
     assert e["gpu"]["use"] is False and e["gpu"]["reason"] == "no GPU"
+    assert e["wsl_lib"] == m.wsl.lib_dir  # the driver hint names WSL's folder from the matrix
     json.dumps(e)  # the suites read it as JSON
 
 
