@@ -18,11 +18,13 @@ FAKES = ROOT / "tests" / "fakes"
 TFENV = [sys.executable, "-m", "builder.cli"]
 
 
-def ctrl_c_reaches_it() -> None:
-    """`preexec_fn` of a child that a test interrupts with SIGINT: Ctrl-C back to its default. A shell that starts
-    the test run in the background (`cmd &`, nohup, some CI runners) leaves SIGINT ignored, children inherit that,
-    and Python then installs no KeyboardInterrupt handler: the Ctrl-C would never arrive."""
+def as_from_a_terminal() -> None:
+    """`preexec_fn` of a child that a test interrupts (Ctrl-C, a hang-up): SIGINT and SIGHUP back to their
+    defaults, as in a terminal. A test run started in the background (`cmd &`, nohup, some CI runners) leaves them
+    ignored and children inherit that: Python then installs no KeyboardInterrupt handler, and tfenv rightly keeps
+    running through a hang-up it was told to ignore, so the signal tests would test nothing."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 @functools.lru_cache(maxsize=None)

@@ -19,7 +19,7 @@ import pytest
 from builder.core import progress
 from builder.docker import daemon, images
 from tests.conftest import BASE_IMAGE
-from tests.helpers import ROOT, ctrl_c_reaches_it, matrix, tfenv
+from tests.helpers import ROOT, as_from_a_terminal, matrix, tfenv
 
 BASE = BASE_IMAGE
 
@@ -106,7 +106,7 @@ def test_ctrl_c_stops_the_build_and_removes_its_container(client, label):
             sys.exit(130)
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                            preexec_fn=ctrl_c_reaches_it,
+                            preexec_fn=as_from_a_terminal,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     # Wait until step 3 runs: the LABEL step makes a short-lived container of its own, so a container
     # alone does not say that the RUN step has started.

@@ -17,7 +17,7 @@ import pytest
 
 from builder.docker import daemon, run
 from tests.conftest import BASE_IMAGE
-from tests.helpers import ROOT, ctrl_c_reaches_it, tfenv
+from tests.helpers import ROOT, as_from_a_terminal, tfenv
 
 BASE = BASE_IMAGE
 
@@ -89,7 +89,7 @@ def test_ctrl_c_stops_and_removes(client, name, tmp_path):
                           cwd=None, volumes=[], environment=[], gpu=False, name={name!r})
         sys.exit(run.run_streaming(daemon.client(), s))
     """)
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, preexec_fn=ctrl_c_reaches_it,
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, preexec_fn=as_from_a_terminal,
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
         assert proc.stdout.readline() == b"started\n"

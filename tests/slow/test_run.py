@@ -22,7 +22,7 @@ import uuid
 import pytest
 
 from builder.docker import daemon
-from tests.helpers import ROOT, TFENV, ctrl_c_reaches_it, tfenv
+from tests.helpers import ROOT, TFENV, as_from_a_terminal, tfenv
 
 URL = re.compile(r"^http://127\.0\.0\.1:(\d+)/lab\?token=([\w-]+)$")
 
@@ -195,7 +195,7 @@ def test_jupyter_detached_end_to_end(tf29_image, client, name, tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT")
 def test_jupyter_foreground_ctrl_c_removes_the_container(tf29_image, client, name, tmp_path):
     proc = subprocess.Popen([*TFENV, *base_args(tf29_image, name), "--jupyter"], cwd=tmp_path,
-                            preexec_fn=ctrl_c_reaches_it, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            preexec_fn=as_from_a_terminal, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             stdin=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
         line = proc.stdout.readline()

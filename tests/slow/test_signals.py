@@ -14,7 +14,7 @@ import uuid
 
 import pytest
 
-from tests.helpers import ROOT, TFENV, ctrl_c_reaches_it
+from tests.helpers import ROOT, TFENV, as_from_a_terminal
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 SIGNALS = [pytest.param(signal.SIGTERM, 143, id="SIGTERM"), pytest.param(signal.SIGHUP, 129, id="SIGHUP")]
@@ -25,7 +25,7 @@ def start(args, tmp_path):
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir(exist_ok=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmpdir))
-    return subprocess.Popen([*TFENV, *args], cwd=tmp_path, env=env, preexec_fn=ctrl_c_reaches_it,
+    return subprocess.Popen([*TFENV, *args], cwd=tmp_path, env=env, preexec_fn=as_from_a_terminal,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), tmpdir
 
 
@@ -150,7 +150,7 @@ def test_signal_during_an_interactive_shell_removes_the_container(tf29_image, do
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([*TFENV, "run", "tf29", "--os", "debian11", "--repo",
                              tf29_image.repo, "--name", name, "--gpus", "none"], cwd=tmp_path, env=env,
-                            stdin=follower, stdout=follower, stderr=follower)
+                            stdin=follower, stdout=follower, stderr=follower, preexec_fn=as_from_a_terminal)
     os.close(follower)
     try:
         wait_for(lambda: docker_client.api.containers(filters={"name": name, "status": "running"}), proc,

@@ -16,7 +16,7 @@ import pytest
 
 from builder.docker import daemon
 from builder.verify import runner
-from tests.helpers import TFENV, ctrl_c_reaches_it, matrix, tfenv
+from tests.helpers import TFENV, as_from_a_terminal, matrix, tfenv
 
 GPU_TITLES = ("nvidia-smi works in the container", "cudaGetDeviceCount through ctypes is at least 1",
               "tf.config.list_physical_devices('GPU') is not empty",
@@ -142,7 +142,7 @@ def test_sigint_removes_the_container(tf29_image, docker_client):
     token = secrets.token_hex(4)
     ref = f"tfenv-ci/verify-sigint:{token}"  # a tag of our own, to find this run's container
     docker_client.images.get(tf29_image.refs[1]).tag("tfenv-ci/verify-sigint", token)
-    proc = subprocess.Popen(TFENV + ["test", "--image", ref, "--gpus", "none"], preexec_fn=ctrl_c_reaches_it,
+    proc = subprocess.Popen(TFENV + ["test", "--image", ref, "--gpus", "none"], preexec_fn=as_from_a_terminal,
                             stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
