@@ -10,11 +10,16 @@ WIN_TOOLKIT = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{}\bin"
 LAST_WINDOWS_GPU_TF = "2.10"
 
 
+def wsl_facts(ctx):
+    """matrix.yaml's wsl: section as the facts carry it (`tfenv explain` and the web page pass them, the standalone
+    doctor bundles them); empty without facts."""
+    return (ctx.facts or {}).get("wsl") or {}
+
+
 def wsl_lib(ctx):
-    """WSL's library folder, where the Windows driver's libcuda is: matrix.yaml's wsl.lib_dir as the facts carry it
-    (`tfenv explain` and the web page pass them, the standalone doctor bundles them); "?" without facts, as the
-    other wsl facts read."""
-    return ((ctx.facts or {}).get("wsl") or {}).get("lib_dir", "?")
+    """WSL's library folder, where the Windows driver's libcuda is (wsl.lib_dir); "?" without facts, as the other
+    wsl facts read."""
+    return wsl_facts(ctx).get("lib_dir", "?")
 
 
 def lines(events):

@@ -2,7 +2,7 @@
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.rules._common import tfenv_way
+from builder.diagnose.rules._common import tfenv_way, wsl_facts
 
 ID = "wsl1"
 # any sign of a GPU attempt: under WSL 1 each of them fails for the one reason
@@ -16,7 +16,7 @@ def check(log, ctx):
         return None
     gpu = [ev for kind in GPU_KINDS for ev in log.all(kind)[:1]]
     evidence = [ctx.platform.line] + [min(gpu, key=lambda ev: ev.line).line]
-    wsl = (ctx.facts or {}).get("wsl") or {}
+    wsl = wsl_facts(ctx)
     cause = t("This Linux runs under WSL 1 ({how}), a translation layer without GPU access; CUDA and DirectML work "
               "only in WSL 2.", how=ctx.platform.how)
     fix = t("convert the distribution in Windows PowerShell: `wsl --set-version <distro> 2` (after `wsl --update`; "

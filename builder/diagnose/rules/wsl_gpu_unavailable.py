@@ -16,7 +16,7 @@ evidence.
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.rules._common import lines, wsl_lib
+from builder.diagnose.rules._common import lines, wsl_facts, wsl_lib
 from builder.diagnose.versions import vkey
 
 ID = "wsl-gpu-unavailable"
@@ -37,7 +37,7 @@ SUPERSEDES = ("no-gpu-visible", "libcuda-missing", "no-gpu-harmless", "container
 
 def windows_build(log, ctx):
     """(the Windows build event, 'old' | 'insider') when the log shows a build WSL 2's GPU support fails on."""
-    minimum = ((ctx.facts or {}).get("wsl") or {}).get("windows_build_min") or 0
+    minimum = wsl_facts(ctx).get("windows_build_min") or 0
     for ev in log.all("windows_build"):
         build = int(ev.groups[0])
         if build < minimum:
@@ -72,7 +72,7 @@ def windows_side(log, ctx):
     if kernel and vkey(kernel.groups[0].split("-")[0]) < WSL_KERNEL_MIN and log.has(*FAILURES):
         evidence.append(kernel)
     # nvidia-smi's header in WSL 2 shows the Windows driver: below the first one with CUDA for WSL 2
-    minimum = ((ctx.facts or {}).get("wsl") or {}).get("driver_min_windows")
+    minimum = wsl_facts(ctx).get("driver_min_windows")
     # (a Windows driver without CUDA for WSL 2, e.g. a 465/466 preview driver: no GPU in WSL whatever failed)
     smi = log.first("smi_header")
     if smi and minimum and vkey(smi.groups[0]) < vkey(minimum):
@@ -88,7 +88,7 @@ def check(log, ctx):
     evidence = toolkit + (windows_side(log, ctx) if ctx.platform.value == "wsl2" else [])
     if not evidence:
         return None
-    wsl = (ctx.facts or {}).get("wsl") or {}
+    wsl = wsl_facts(ctx)
     cause = t("The GPU reaches WSL 2 only through the Windows NVIDIA driver (the /dev/dxg device and the libraries "
               "in {wsl_lib}), and here that device is missing or refuses access.", wsl_lib=wsl_lib(ctx))
     build, why = windows_build(log, ctx)
