@@ -12,10 +12,8 @@ def check(log, ctx):
     model = log.all("cpu_model_no_avx")[:1] if log.has("dll_load_failed", "native_runtime") else []
     if not evidence and not model:
         return None
-    by_model = not evidence
-    if by_model:
+    if not evidence:  # known by the CPU's model alone
         evidence = model + log.all("dll_load_failed")[:1]
-    if by_model:
         cause = t("Official TensorFlow wheels since 1.6 use AVX instructions, and this CPU model has none (AVX came "
                   "with Intel's Sandy Bridge and AMD's Bulldozer in 2011); TF's native library cannot load on it.")
     elif log.has("dll_init_failed"):
