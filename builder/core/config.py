@@ -24,7 +24,7 @@ from typing import Mapping
 from builder.core.errors import TfenvError
 
 KEYS = ("ca_cert", "pip_index_url", "apt_mirror", "base_image", "repo")
-BUILD_KEYS = ("repo", "base_image", "pip_index_url", "apt_mirror", "ca_cert")  # what a build reads
+BUILD_KEYS = ("repo", "base_image", "pip_index_url", "apt_mirror", "ca_cert")  # KEYS, in the order a build checks them
 ENV_VARS = {key: f"TFENV_{key.upper()}" for key in KEYS}
 FALLBACK_ENV = {"pip_index_url": "PIP_INDEX_URL"}  # what pip itself reads: a user who set it meant it
 HELP = {
