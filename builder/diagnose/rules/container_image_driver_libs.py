@@ -4,13 +4,15 @@ failed: %s" with EEXIST, "file exists"). They come from a driver package install
 which some -dev packages pull in), from `docker commit` of a container that had the GPU, or from a build run with
 nvidia as Docker's default runtime (the toolkit's files, left behind as empty "ghost" files).
 
-On Jetson the same refusal comes from an L4T image that carries what the CSV lists mount: jetson-container says it."""
+On Jetson the same refusal comes from an L4T image that carries what the CSV lists mount: jetson-container says it.
+Inside WSL 2 a Linux driver package the log shows is the root cause (its files are what collides):
+wsl-linux-driver supersedes this finding."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines
 
-ID = "container-driver-files-in-image"
+ID = "container-image-driver-libs"
 
 
 def check(log, ctx):
