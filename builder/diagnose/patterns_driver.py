@@ -54,6 +54,9 @@ DRIVER = [
                                 r"([\d.]{2,20}) driver release|supported through the NVIDIA (\d{3})\.xx Legacy "
                                 r"drivers)",
                                 "installed in this system is not supported by the", "Legacy drivers", span=True)),
+    # ... and for a GPU without a GSP that the open flavour of the module cannot drive (Maxwell, Pascal, Volta)
+    ("nvrm_open_unsupported", _p(r"installed in this system is not supported by open\s+(?:NVRM:\s+)?nvidia\.ko",
+                                 "installed in this system is not supported by open", span=True)),
     # a GPU that stopped answering: nvidia.ko "has fallen off the bus" (osinit.c, Xid 79), NVML's
     # NVML_ERROR_GPU_IS_LOST ("GPU is lost") as nvidia-smi prints it
     ("gpu_lost", _p(r"(fallen off the bus|GPU is lost|NVML_ERROR_GPU_IS_LOST|NVMLError_GPUIsLost)",
@@ -64,14 +67,19 @@ DRIVER = [
                      r"No CUDA GPUs are available|No visible GPU devices|no supported devices found for platform CUDA)",
                      "NVRM: No NVIDIA", "No devices were found", "No CUDA GPUs are available", "No visible GPU devices",
                      "no supported devices found for platform CUDA")),
-    # jaxlib's own cuInit call (jaxlib/cuda/versions_helpers.cc: "operation cuInit(0) failed: CUDA_ERROR_NO_DEVICE")
-    ("cuinit", _p(r"operation cuInit\(0\) failed:\s*([^\n]{0,300})", "operation cuInit(0) failed")),
+    # jaxlib's and numba's own cuInit calls (jaxlib/cuda/versions_helpers.cc: "operation cuInit(0) failed: %s";
+    # numba/cuda/cudadrv/driver.py: "Call to cuInit results in %s (%d)")
+    ("cuinit", _p(r"(?:operation cuInit\(0\) failed:|Call to cuInit results in)\s*([^\n]{0,300})",
+                  "operation cuInit(0) failed", "Call to cuInit results in")),
+    # numba when no libcuda is there at all (driver.py: "CUDA driver library cannot be found.")
+    ("no_driver_lib", _p(r"CUDA driver library cannot be found")),
     # the runtime's cudaGetErrorString / the driver's cuGetErrorString text behind a code (PyTorch's "Error 500: named
     # symbol not found", "CUDA error: invalid device ordinal", TF's "Status: ..."), for the codes cuinit-error fixes
-    ("cuda_status_text", _p(r"(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)): (named symbol not found|"
-                            r"OS call failed or operation not supported on this OS|invalid device ordinal|"
-                            r"initialization error|unknown error)", "named symbol not found", "OS call failed",
-                            "invalid device ordinal", ": initialization error", ": unknown error")),
+    ("cuda_status_text", _p(r"(?:(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)): |-> )("
+                            r"named symbol not found|OS call failed or operation not supported on this OS|"
+                            r"invalid device ordinal|initialization error|unknown error)", "named symbol not found",
+                            "OS call failed", "invalid device ordinal", ": initialization error", ": unknown error",
+                            "-> unknown error")),
     # PyTorch's wording of cudaErrorInitializationError from the first device count (c10/cuda/CUDAFunctions.cpp)
     ("cuda_unknown", _p(r"CUDA driver initialization failed, you might not have a CUDA gpu")),
     # the driver older than what a program's CUDA needs, in XLA's words (its PTX compiler newer than the driver) and

@@ -11,7 +11,7 @@ OFFICIAL_MIN = "3.5"  # TF's pip builds since 1.x (gpu_device.cc's default minim
 
 
 def check(log, ctx):
-    unsupported = log.first("nvrm_unsupported_gpu")
+    unsupported = log.first("nvrm_unsupported_gpu") or log.first("nvrm_open_unsupported")
     if unsupported:
         return _driver_dropped_gpu(unsupported)
     ignored = log.all("gpu_ignored")[:1]
@@ -47,6 +47,13 @@ def check(log, ctx):
 
 def _driver_dropped_gpu(ev):
     """nvidia.ko's probe: this driver release does not drive the GPU (its branch dropped the architecture)."""
+    if ev.kind == "nvrm_open_unsupported":
+        cause = t("The open flavour of the NVIDIA kernel module drives only GPUs with a GSP (Turing and newer); this "
+                  "older GPU needs the proprietary module of the same driver.")
+        fix = t("install the proprietary kernel module instead of the open one (Ubuntu: nvidia-driver-<branch> rather "
+                "than nvidia-driver-<branch>-open; the .run file with `-m=kernel`), then reboot")
+        return Finding(ID, t("The GPU is too old for the installed NVIDIA driver"), [ev.line], cause, fix, "",
+                       rank=28, supersedes=("gpu-too-new", "no-gpu-visible", "libcuda-missing"))
     release, legacy = ev.groups
     cause = t("The installed NVIDIA driver does not drive this GPU: the GPU is older than what the driver's branch "
               "supports, so the driver ignores it.")

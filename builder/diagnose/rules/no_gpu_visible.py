@@ -33,6 +33,9 @@ def check(log, ctx):
         return _run_without_gpu(log, ctx, no_driver)
     no_device = [ev for ev in log.all("cuinit") if "NO_DEVICE" in ev.groups[0] or "(-1)" in ev.groups[0]]
     no_device += log.all("no_device")[:1]  # PyTorch's, JAX's, nvidia-smi's and nvidia.ko's "no GPU" lines
+    # the runtime's cudaErrorNoDevice (100) by name or text (CuPy, ONNX Runtime, llama.cpp, deviceQuery, TF's status)
+    no_device += [ev for ev in log.all("cuda_error") + log.all("cuda_error_text")
+                  if ev.groups[0] in ("cudaErrorNoDevice", "no CUDA-capable device is detected")][:1]
     evidence = no_device[:1] + log.all("dev_missing")[:1]
     if no_device or evidence:
         evidence += log.all("no_driver_running")[:1]
