@@ -45,9 +45,12 @@ DRIVER = [
     ("modprobe_refused", _p(r"could not insert 'nvidia[\w-]{0,12}': ([^\n]{1,80})", "could not insert 'nvidia")),
     # the kernel module's own report (dmesg): nvidia.ko's API check in its newer wording (osapi.c: "API mismatch: the
     # client '%s' (pid %u)\nNVRM: has the version %s, but this kernel module has\nNVRM: the version %s.")
-    ("nvrm_api_mismatch", _p(r"API mismatch: the client '[^'\n]{0,60}' \(pid \d{1,8}\)\s+(?:NVRM:\s+)?has the version "
-                             r"([\d.]{1,20}), but this kernel module has\s+(?:NVRM:\s+)?the version ([\d.]{1,20})",
-                             "API mismatch", span=2)),
+    # (syslog writes its newlines as "#012": "API mismatch: the client has the version 535.54.03, but#012NVRM: this")
+    ("nvrm_api_mismatch", _p(r"API mismatch: the client '[^'\n]{0,60}' \(pid \d{1,8}\)(?:\s+|#012)(?:NVRM:\s+)?has the "
+                             r"version ([\d.]{1,20}), but this kernel module has(?:\s+|#012)(?:NVRM:\s+)?the version "
+                             r"([\d.]{1,20})", "API mismatch", span=2)),
+    ("nvrm_api_mismatch", _p(r"API mismatch: the client has the version ([\d.]{1,20}), but#012NVRM: this kernel module "
+                             r"has the version ([\d.]{1,20})", "but#012NVRM")),
     # nvidia.ko (osapi.c) for a GPU this driver release does not drive, and the proprietary module's legacy check
     # ("... GPU installed in this system is\nNVRM:  supported through the NVIDIA 470.xx Legacy drivers"): the branch
     ("nvrm_unsupported_gpu", _p(r"(?:installed in this system is not supported by the\s+(?:NVRM:\s+)?NVIDIA "
@@ -61,6 +64,10 @@ DRIVER = [
     # NVML_ERROR_GPU_IS_LOST ("GPU is lost") as nvidia-smi prints it
     ("gpu_lost", _p(r"(fallen off the bus|GPU is lost|NVML_ERROR_GPU_IS_LOST|NVMLError_GPUIsLost)",
                     "fallen off the bus", "GPU is lost", "NVML_ERROR_GPU_IS_LOST", "NVMLError_GPUIsLost")),
+    # nvidia-smi when NVML cannot reach one GPU it enumerated ("Unable to determine the device handle for GPU%s: %s"),
+    # the lost GPU's usual words on a host
+    ("gpu_lost", _p(r"Unable to determine the device handle for GPU ?[\dA-Fa-f:.]{4,20}: (Unknown Error|GPU is lost)",
+                    "Unable to determine the device handle")),
     # no NVIDIA GPU at all: nvidia.ko (nv.c "No NVIDIA GPU found.", "No NVIDIA devices probed.", "No NVIDIA PCI devices
     # found."), nvidia-smi's own line, PyTorch's device_count_ensure_non_zero, JAX/XLA's CUDA client
     ("no_device", _p(r"(NVRM: No NVIDIA (?:GPU found|devices probed|PCI devices found)|(?m:^No devices were found\s*$)|"
