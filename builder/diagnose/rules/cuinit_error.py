@@ -45,6 +45,8 @@ FIXES = {
                               "and temperature, and the Xid lines in `sudo dmesg`",
 }
 DEFAULT = "CUDA_ERROR_UNKNOWN"
+# lines only a host prints (its kernel module, its driver packages): a log with one is no container's
+HOST_SIGNS = ("nvrm", "kernel_version", "linux_driver_pkg", "kmod_not_found", "modprobe_error")
 # CUresult numbers (cuda.h) for results TF prints as "UNKNOWN ERROR (N)" or PyTorch as "code N"
 _CODES = {"34": "CUDA_ERROR_STUB_LIBRARY", "802": "CUDA_ERROR_SYSTEM_NOT_READY",
           "804": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "999": "CUDA_ERROR_UNKNOWN",
@@ -94,6 +96,12 @@ def check(log, ctx):
                 "Desktop on Windows) is older than the host's or the Windows NVIDIA driver and does not mount a "
                 "library the newer driver needs; update Docker Desktop or the NVIDIA container toolkit, or go back "
                 "to the previous driver until it is")
+    elif name == "CUDA_ERROR_NOT_FOUND" and not (ctx.windows or ctx.wsl or log.has(*HOST_SIGNS)):
+        # the log cannot tell a container from a host: both, each labelled (most pastes are Docker Desktop's)
+        fix = t("in a container (Docker Desktop, the NVIDIA container toolkit): it got an incomplete set of the "
+                "driver's libraries, update Docker Desktop or the NVIDIA container toolkit to a release that knows "
+                "the installed driver; on a host: reinstall the NVIDIA driver so that all its libraries come from one "
+                "version")
     elif name == "CUDA_ERROR_UNKNOWN" and ctx.windows:
         fix = t("restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it persists, "
                 "reinstall the NVIDIA driver with a clean install")
