@@ -13,10 +13,13 @@ from builder.diagnose.rules._common import (
     wsl_lib,
 )
 from builder.diagnose.rules._gpu import gpu_expected
+from builder.diagnose.rules._programs import cuda_of, other_program, runtime_fix
+from builder.diagnose.rules import _programs
 from builder.diagnose.versions import family, vkey
 
 ID = "missing-cuda-runtime"
-FAMILIES = ("cudart", "cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "nvrtc", "nvjitlink")
+FAMILIES = ("cudart", "cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "nvrtc", "nvrtc-builtins",
+            "nvjitlink", "nccl")
 
 
 def missing(log):
@@ -26,8 +29,12 @@ def missing(log):
 def check(log, ctx):
     found = missing(log)
     if not found:
-        return _unnamed(log, ctx) or _bitsandbytes(log, ctx)
+        named = _programs.finding(log, ctx)
+        return (named if named and named.id == ID else None) or _unnamed(log, ctx) or _bitsandbytes(log, ctx)
     names = [n for n, _ in found]
+    program = other_program(log, found)
+    if program:
+        return _of_program(program, found, ctx)
     cuda = cuda_for_tf(ctx)
     tf = t("TF {tf}", tf=ctx.tf.value) if ctx.tf else t("This TensorFlow")
     if len(names) == 1:
@@ -46,6 +53,15 @@ def check(log, ctx):
         fix = _linux_fix(found, ctx, cuda) + ("; " + _stand_in_fix(ctx, present, stand) if stand else "")
     return Finding(ID, t("TensorFlow cannot load the CUDA {cuda} libraries: {names}", cuda=cuda or t("runtime"),
                          names=", ".join(names)), [ev.line for _, ev in found], cause, fix, tfenv_way(ctx), rank=32)
+
+
+def _of_program(program, found, ctx):
+    names = [n for n, _ in found]
+    cuda = ctx.cuda_wanted.value or cuda_of(names)
+    cause = t("{program} loads the CUDA libraries it was built with by exact name ({names}); they are not installed, "
+              "or not where the loader looks.", program=program, names=", ".join(names))
+    return Finding(ID, t("{program} cannot load CUDA libraries: {names}", program=program, names=", ".join(names)),
+                   [ev.line for _, ev in found], cause, runtime_fix(ctx, program, names, cuda), "", rank=32)
 
 
 def _stand_in_fix(ctx, present, stand):
