@@ -46,8 +46,8 @@ def runtime_fix(ctx, program, names, cuda):
     else:
         fix = t("install {release} for {names} in that environment, as NVIDIA's pip wheels (nvidia-*-cu{major}, e.g. "
                 "`pip install nvidia-cublas-cu{major}`) or the toolkit, and put the folder that holds it on the loader "
-                "path: `export LD_LIBRARY_PATH=<that folder>${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}`; a CUDA of another "
-                "major version does not help", release=release, names=", ".join(names), major=major or "12")
+                "path: `export LD_LIBRARY_PATH=<that folder>${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}`; a CUDA of "
+                "another major version does not help", release=release, names=", ".join(names), major=major or "12")
     extra = _program_note(program, ctx)
     return fix + ("; " + extra if extra else "")
 

@@ -3,6 +3,7 @@
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.parse import split_dlerror
+from builder.diagnose.rules import _programs
 from builder.diagnose.rules._common import (
     WIN_TOOLKIT,
     cuda_for_tf,
@@ -14,7 +15,6 @@ from builder.diagnose.rules._common import (
 )
 from builder.diagnose.rules._gpu import gpu_expected
 from builder.diagnose.rules._programs import cuda_of, other_program, runtime_fix
-from builder.diagnose.rules import _programs
 from builder.diagnose.versions import family, vkey
 
 ID = "missing-cuda-runtime"

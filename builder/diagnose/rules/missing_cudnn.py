@@ -55,8 +55,9 @@ def check(log, ctx):
         names = _SET[major][0 if ctx.windows else 1]
         fix += "; " + t("cuDNN {major} is a set of libraries ({names}, ...): install the whole set from one cuDNN "
                         "release, not single files", major=major, names=names)
-    return Finding(ID, t("{program} cannot load cuDNN {cudnn}", program=program or "TensorFlow", cudnn=cudnn), lines,
-                   cause, fix, "" if program else tfenv_way(ctx), rank=36)
+    title = (t("{program} cannot load cuDNN {cudnn}", program=program, cudnn=cudnn) if program else
+             t("TensorFlow cannot load cuDNN {cudnn}", cudnn=cudnn))
+    return Finding(ID, title, lines, cause, fix, "" if program else tfenv_way(ctx), rank=36)
 
 
 def _fix(ctx, cudnn, cuda, major):
