@@ -26,6 +26,13 @@ LOADER = [
     # glibc's dlerror (elf/dl-load.c N_("cannot open shared object file")), also as zh_CN.po translates it
     ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4})(?:: cannot open shared object file|\s?[:：]\s?"
                       r"无法打开共享对象文件)", 'cannot open shared object file', '无法打开共享对象文件')),
+    # glibc's symbol lookup (elf/dl-lookup.c "undefined symbol: %s%s%s", with ", version %s") and version check
+    # (elf/dl-version.c "version `%s' not found (required by %s)"): a library loaded beside another copy of the one
+    # it was built with
+    ("undefined_symbol", _p(r"(lib[\w+-]{1,60}\.so(?:\.\d{1,6}){0,4}): undefined symbol: (\w{1,120})(?:, version "
+                            r"(lib[\w+-]{1,60}\.so[\d.]{0,12}))?", "undefined symbol: ")),
+    ("symbol_version", _p(r"version `([\w.+-]{1,60})' not found \(required by (?:[^)\n]{0,260}/)?"
+                          r"(lib[\w+-]{1,60}\.so[\d.]{0,12})\)", "' not found (required by")),
     # CPython's ctypes on Windows (3.8+): "Could not find module '%s' (or one of its dependencies)"
     ("load_fail", _p(r"Could not find module '(?:[^'\n]{0,260}[\\/])?([\w.+-]{1,100}\.dll)' \(or one of its",
                      "Could not find module '")),
@@ -80,8 +87,17 @@ LOADER = [
     ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
     # the program that asked for the library when it is not TF: its own words or its package folder in a path
     ("program", _p(r"(onnxruntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|is not found or cannot be "
-                   r"loaded|Paddle depends on|paddle[\\/]|jaxlib|jax_plugins|Is it installed\?|[\\/]torch[\\/]|not "
-                   r"found in the system path|tensorflow)", "onnxruntime", "CUDAExecutionProvider", "ctranslate2",
-                   "faster_whisper", "whisperx", "cannot be loaded", "Paddle depends on", "paddle", "jaxlib",
-                   "jax_plugins", "Is it installed?", "torch", "not found in the system path", "tensorflow")),
+                   r"loaded|Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|jaxlib|jax_plugins|Is it "
+                   r"installed\?|[\\/]torch[\\/]|not found in the system path|nvrtc: error|CuPy failed|tensorflow)",
+                   "onnxruntime",
+                   "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx", "cannot be loaded",
+                   "Paddle depends on", "paddle", "Cannot load cudnn", "jaxlib", "jax_plugins", "Is it installed?",
+                   "torch", "not found in the system path", "nvrtc: error", "CuPy failed", "tensorflow")),
+    # ERROR_COMMITMENT_LIMIT (1455) in Windows' English and Chinese words: virtual memory, not a missing DLL
+    ("paging_file", _p(r"(WinError 1455|paging file is too small|页面文件太小)", "WinError 1455",
+                       "paging file is too small", "页面文件太小")),
+    # PyTorch on Windows (torch/__init__.py): the loader's error for one of its DLLs, then 'Error loading "%s" or one
+    # of its dependencies.'
+    ("error_loading_dll", _p(r'Error loading "(?:[^"\n]{0,260}[\\/])?([\w.+-]{1,100}\.dll)" or one of its '
+                             r'dependencies', 'Error loading "')),
 ]

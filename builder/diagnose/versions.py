@@ -105,17 +105,22 @@ def cuda_of_library(name):
     if fam == "cudart":
         return cuda_of_runtime(name)
     suffix = version_suffix(name)
-    if fam in ("cublas", "cublaslt") and suffix.isdigit() and 11 <= int(suffix) <= 30:  # 70-99: CUDA 7-9 names
+    if fam in _MAJOR_IS_TOOLKIT and suffix.isdigit() and 11 <= int(suffix) <= 30:  # 70-99: CUDA 7-9 names
         return f"{suffix}.x"  # since CUDA 11 cuBLAS's major is the toolkit's: cublas64_12.dll ships with CUDA 12.x
     toolkit = _toolkit_of_suffix(suffix)
     if not toolkit or fam not in _CUDA_FAMILIES + ("cupti",):
         return ""
-    if fam in ("cupti", "nvrtc", "nvrtc-builtins") or toolkit <= (10, 0):
+    if fam in ("cupti", "nvrtc", "nvrtc-builtins",
+                  "nvjitlink") or toolkit <= (10, 0):
         return "{}.{}".format(*toolkit)
     return ""
 
 
-_CUDA_FAMILIES = ("cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "nvrtc", "nvrtc-builtins")
+# libraries whose one-part soname (or DLL suffix) is the toolkit's major since CUDA 11: libcublas.so.12,
+# libnvrtc.so.12 and libnvJitLink.so.12 ship with CUDA 12.x (cuFFT, cuSOLVER, cuSPARSE keep their own majors)
+_MAJOR_IS_TOOLKIT = ("cublas", "cublaslt", "nvrtc", "nvjitlink")
+_CUDA_FAMILIES = ("cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "nvrtc", "nvrtc-builtins",
+                  "nvjitlink")
 
 
 def same_library(a, b):

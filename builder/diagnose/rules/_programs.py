@@ -10,6 +10,7 @@ from builder.diagnose.versions import cuda_of_library
 # the words of the "program" events (builder.diagnose.patterns_loader) -> the program they belong to
 _PROGRAMS = (("onnx", "ONNX Runtime"), ("cudaexecutionprovider", "ONNX Runtime"), ("ctranslate2", "CTranslate2"),
              ("whisper", "CTranslate2"), ("cannot be loaded", "CTranslate2"), ("paddle", "PaddlePaddle"),
+             ("cannot load cudnn shared", "PaddlePaddle"), ("nvrtc", "NVRTC"), ("cupy", "CuPy"),
              ("jax", "JAX"), ("is it installed", "JAX"), ("torch", "PyTorch"), ("system path", "PyTorch"))
 RUNTIME, CUDNN = "missing-cuda-runtime", "missing-cudnn"
 
@@ -44,7 +45,7 @@ def runtime_fix(ctx, program, names, cuda):
                 "folder that holds it to PATH, open a new terminal and check with `where {first}`", release=release,
                 names=", ".join(names), first=names[0])
     else:
-        fix = t("install {release} for {names} in that environment, as NVIDIA's pip wheels (nvidia-*-cu{major}, e.g. "
+        fix = t("install {release} ({names}) in that environment, as NVIDIA's pip wheels (nvidia-*-cu{major}, e.g. "
                 "`pip install nvidia-cublas-cu{major}`) or the toolkit, and put the folder that holds it on the loader "
                 "path: `export LD_LIBRARY_PATH=<that folder>${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}`; a CUDA of "
                 "another major version does not help", release=release, names=", ".join(names), major=major or "12")

@@ -37,7 +37,10 @@ def check(log, ctx):
     major = next((version_suffix(n).split(".")[0] for n, _ in found if version_suffix(n)), "")
     program = _programs.other_program(log, found)
     cudnn = "" if program else cudnn_for_tf(ctx)
-    if not cudnn or (major and not cudnn.startswith(major)):
+    if program:  # its own cuDNN major, for the CUDA major its other libraries (or that cuDNN) go with
+        cudnn = major or "8"
+        cuda = (ctx.cuda_wanted.value or _RELEASE.get(cudnn, ("", "12"))[1]).split(".")[0]
+    elif not cudnn or (major and not cudnn.startswith(major)):
         cudnn, cuda = _RELEASE.get(major, (major or "8", "11.2"))
     else:
         cuda = cuda_for_tf(ctx) or _RELEASE.get(major, ("", "11.2"))[1]
@@ -50,7 +53,12 @@ def check(log, ctx):
                   "installed or not where the loader looks.", cudnn=cudnn, cuda=cuda)
     if major == "7":
         cause += " " + t("cuDNN 8 does not stand in for libcudnn 7 (its API changed: a renamed or linked copy fails).")
-    fix = _fix(ctx, cudnn, cuda, major)
+    if program and not ctx.windows and major != "7":
+        fix = t("install cuDNN {cudnn} for CUDA {cuda} in that environment: `pip install nvidia-cudnn-cu{cuda}` (then "
+                "its site-packages/nvidia/cudnn/lib on LD_LIBRARY_PATH) or NVIDIA's libcudnn{cudnn} package",
+                cudnn=cudnn, cuda=cuda.split(".")[0])
+    else:
+        fix = _fix(ctx, cudnn, cuda, major)
     if major in _SET and (any(family(n).startswith("cudnn_") for n, _ in found) or log.has("cudnn_no_symbol")):
         names = _SET[major][0 if ctx.windows else 1]
         fix += "; " + t("cuDNN {major} is a set of libraries ({names}, ...): install the whole set from one cuDNN "
