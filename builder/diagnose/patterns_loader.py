@@ -54,8 +54,8 @@ LOADER = [
     ("load_fail", _p(r"dynamic library \(([\w.+-]{1,100})\) that Paddle depends on is not configured correctly\."
                      r"(?: \(error code is ([^\n]{0,300}?)\)\s*$)?", "that Paddle depends on")),
     # ONNX Runtime on Windows (core/platform/windows/env.cc): LoadLibrary's error and FormatMessage's text
-    ("loadlibrary_failed", _p(r'LoadLibrary failed with error (\d{1,5}) "([^"\n]{0,200})" when trying to load '
-                              r'"(?:[^"\n]{0,260}[\\/])?([\w.+-]{1,100})"', "LoadLibrary failed with error")),
+    ("loadlibrary_failed", _p(r'LoadLibrary failed with error (\d{1,5})(?: "([^"\n]{0,200})")? when trying to load '
+                              r'"?(?:[^"\n]{0,260}[\\/])?([\w.+-]{1,100}\.dll)', "LoadLibrary failed with error")),
     # ONNX Runtime's python bindings when the CUDA provider did not load (onnxruntime_pybind_state.cc); 1.18+ name
     # the majors it needs
     ("ort_cuda_provider", _p(r"(?:Failed to create CUDAExecutionProvider\.(?: Require cuDNN (\d{1,2})\.\* and CUDA "
@@ -64,6 +64,10 @@ LOADER = [
     # JAX's CUDA plugin checking the libraries it was built with: "Unable to load %s. Is it installed?"
     ("jax_load", _p(r"Unable to load (CUDA|cuDNN|cuBLAS|cuFFT|cuSOLVER|cuSPARSE|cuPTI|NCCL|nvJitLink)\. Is it "
                     r"installed\?", "Is it installed?")),
+    # ... and jaxlib's own check under it (jaxlib/cuda/versions_helpers.cc): "operation cusparseGetProperty(...)
+    # failed: The cuSPARSE library was not found."
+    ("jax_load", _p(r"\) failed: The (CUDA|cuDNN|cuBLAS|cuFFT|cuSOLVER|cuSPARSE|cuPTI|NCCL) library was not found",
+                    "library was not found")),
     # PaddlePaddle 1.x: "Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion"
     ("dnn_not_found", _p(r"Cannot load cudnn shared library")),
     ("dll_missing", _p(r"([\w-]{1,60}\.dll) (?:not found|was not found|is missing)",
