@@ -4,12 +4,13 @@ Where each message comes from (repository, file, version) is recorded in builder
 a pattern matches the stable part of a message (what the program's format string fixes), never one paste's
 wording. Every pattern starts with a literal or names its needles: the parser scans the text for those
 literals first and runs the pattern on the lines that hold one (see builder.diagnose.parse). WSL's messages
-are in builder.diagnose.patterns_wsl, the driver's kernel side in builder.diagnose.patterns_driver, the library
-loaders' (every framework's and system loader's words for a library that did not load) in
-builder.diagnose.patterns_loader.
+are in builder.diagnose.patterns_wsl, the container runtimes' in builder.diagnose.patterns_container, the
+driver's kernel side in builder.diagnose.patterns_driver, the library loaders' (every framework's and system
+loader's words for a library that did not load) in builder.diagnose.patterns_loader.
 """
 
 from builder.diagnose.needles import pattern as _p
+from builder.diagnose.patterns_container import CONTAINER
 from builder.diagnose.patterns_driver import DRIVER
 from builder.diagnose.patterns_loader import LOADER
 from builder.diagnose.patterns_wsl import WSL
@@ -213,10 +214,11 @@ PATTERNS = LOADER + [
     ("wsl_word", _p(r"(WSL ?2|WSL ?1|\bwsl\.exe|Windows Subsystem for Linux)",
                     'WSL', 'wsl.exe', 'Windows Subsystem for Linux')),
     ("dev_dxg", _p(r"/dev/dxg")),
-    ("docker", _p(r"(docker (?:run|exec|compose|start)[^\n]{0,200}|nvidia-docker[^\n]{0,100}|/\.dockerenv|"
+    ("docker", _p(r"((?:docker|podman) (?:run|exec|compose|start)[^\n]{0,200}|nvidia-docker[^\n]{0,100}|/\.dockerenv|"
                   r"--runtime=nvidia|--gpus|Error response from daemon)",
-                  'docker run', 'docker exec', 'docker compose', 'docker start', 'nvidia-docker', '/.dockerenv',
-                  '--runtime=nvidia', '--gpus', 'Error response from daemon')),
+                  'docker run', 'docker exec', 'docker compose', 'docker start', 'podman run', 'podman exec',
+                  'podman start', 'nvidia-docker', '/.dockerenv', '--runtime=nvidia', '--gpus',
+                  'Error response from daemon')),
     # paths only a container has: NVIDIA's CUDA images put the driver mount /usr/local/nvidia on LD_LIBRARY_PATH and
     # PATH (their Dockerfiles' ENV); a GitHub Actions container job works in /__w (the runner's work folder mounted)
     ("container_path", _p(r"(/usr/local/nvidia/(?:lib|bin)|(?<![\w.])/__w/)", "/usr/local/nvidia/", "/__w/")),
@@ -249,55 +251,6 @@ PATTERNS = LOADER + [
                       r"external/local_xla|external/local_tsl)/platform/default/dso_loader\.cc:(\d+)",
                       'dso_loader.cc:')),
 ]
-# Docker and the NVIDIA container toolkit: before TF starts (moby daemon/devices.go, daemon/runtime*.go; the docker
-# CLI's flag parser; libnvidia-container src/cli/configure.c, src/cli/dsl.c, src/driver.c, src/rpc.h, xfuncs.h).
-CONTAINER = [
-    ("select_device_driver", _p(r'could not select device driver "([^"\n]{0,40})" with capabilities: ([^\n]{0,80})',
-                                "could not select device driver")),
-    ("unknown_runtime", _p(r"(?:[Uu]nknown or invalid runtime name|Unknown runtime specified):? ?(\w{1,40})",
-                           "nknown or invalid runtime name", "Unknown runtime specified")),
-    ("unknown_gpus_flag", _p(r"unknown flag: --gpus")),
-    # a container start as typed (not nvidia-docker's, which adds the GPU itself); its flags are read by the rules
-    ("docker_run", _p(r"(?<![\w-])(?:docker|podman)(?: container)? run\b", "docker run", "podman run",
-                      "container run")),
-    # the hook's `exec command: [... nvidia-container-cli ... --require=cuda>=9.0 ...]` (toolkit 1.0): the same
-    # condition when a paste wraps the "unsatisfied condition" line
-    ("nvc_require_arg", _p(r"--require=(cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})", "--require=")),
-    # not `requirement error: invalid expression` (a toolkit too old to parse the image's NVIDIA_REQUIRE_CUDA)
-    ("nvc_requirement_error", _p(r"nvidia-container-cli: requirement error: (?!invalid)",
-                                 "nvidia-container-cli: requirement error")),
-    ("nvc_requirement", _p(r"unsatisfied condition: (cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})",
-                           "unsatisfied condition:")),
-    ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
-                     r"error: ([^\n\\\"]{0,200})", "nvidia-container-cli: ")),
-    ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-cli)\\{0,3}\"?: (?:no such file or "
-                            r"directory|executable file not found)", "nvidia-container-runtime-hook",
-                            "nvidia-container-cli:")),
-    ("compose_gpu_key", _p(r"(Unsupported config option for services\.[\w.-]{1,60}: '(?:runtime|gpus|device_requests)'|"
-                           r"Additional propert(?:y|ies) [^\n]{0,60}'(?:devices|gpus|device_requests|capabilities)'"
-                           r"[^\n]{0,40}(?:is not allowed|was unexpected))",
-                           "Unsupported config option", "Additional propert")),
-    # ... and as jsonschema words additionalProperties beside patternProperties (docker-compose 1.x's validation:
-    # "reservations value 'devices' does not match any of the regexes: '^x-'", "'capabilities', 'devices' do not")
-    ("compose_gpu_key", _p(r"'(?:devices|gpus|device_requests|capabilities)'[^\n]{0,80}\bdoe?s? not match any of the "
-                           r"regexes", "not match any of the regexes")),
-    # a running container losing its devices: systemd's daemon-reload, the kubelet, open() refused on /dev/nvidia*
-    ("daemon_reload", _p(r"systemctl daemon-reload")),
-    ("k8s", _p(r"(kubectl|kubelet|cpu-manager-policy)", "kubectl", "kubelet", "cpu-manager-policy")),
-    ("dev_eperm", _p(r'open\("/dev/nvidia(?:ctl|\d{1,2}|-uvm)"[^\n]{0,200}EPERM', 'open("/dev/nvidia')),
-    ("file_too_short", _p(r"(lib[\w+-]{1,60}\.so[\d.]{0,12}): file too short", "file too short")),
-    # the linker on the same empty placeholder (binutils ld "file not recognized: %E", bfd's "file truncated")
-    ("file_too_short", _p(r"(lib[\w+-]{1,60}\.so[\d.]{0,12}):?\s{1,3}file not recognized: [Ff]ile truncated",
-                          "ile truncated")),
-    # Jetson: the toolkit's csv mode (internal/info/auto.go), L4T images and Tegra kernels, L4T's release file
-    # /etc/nv_tegra_release ("# R32 (release), REVISION: 6.1, ...")
-    ("jetson", _p(r"(/usr/lib/aarch64-linux-gnu/lib(?:cu|nv)\w{0,30}\.(?:so|a)\b|l4t-[\w.-]{1,40}|"
-                  r"nvidia-l4t-[\w-]{1,40}|\d\.\d{1,2}\.\d{1,3}-tegra|[Jj]et[Pp]ack|Jetson|"
-                  r"host-files-for-container\.d|mode as 'csv'|nv_tegra_release|# R\d{2} \(release\), REVISION)",
-                  "aarch64-linux-gnu/lib", "l4t-", "-tegra", "etPack", "etpack", "Jetson", "host-files-for-container",
-                  "mode as 'csv'", "nv_tegra_release", "(release), REVISION")),
-]
-
 # NVIDIA's NGC images check the driver at start (their entrypoint's driver check)
 NGC = [
     ("ngc_driver", _p(r"This container was built for NVIDIA Driver Release ([\d.]{2,20}) or later, but\s{1,20}"

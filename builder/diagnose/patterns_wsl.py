@@ -9,8 +9,10 @@ from builder.diagnose.needles import pattern as _p
 # WSL2: glibc ldconfig's warning about the Windows driver's plain copies (elf/ldconfig.c "%s is not a symbolic
 # link"), and the GPU paravirtualisation pieces (libdxcore.so, /dev/dxg, /usr/lib/wsl/lib).
 WSL = [
-    ("wsl_not_symlink", _p(r"((?:/usr/lib/wsl/lib/)?libcuda\.so[\d.]{0,12}) is not a symbolic link",
-                           "is not a symbolic link")),
+    # (and as a Chinese glibc prints it: "%s 不是符号链接", the usual zh_CN wording)
+    ("wsl_not_symlink", _p(r"((?:/usr/lib/wsl/lib/)?libcuda\.so[\d.]{0,12})"
+                           r"(?: is not a symbolic link| ?不是(?:一个)?符号链接)",
+                           "is not a symbolic link", "符号链接")),
     # Triton's libcuda_dirs() (python/triton/common/build.py) when `ldconfig -p` lists no libcuda.so: in WSL 2 the
     # Windows driver's copy is skipped by ldconfig; elsewhere the driver's folder is not in the ld cache
     ("triton_no_libcuda", _p(r"libcuda\.so cannot found")),

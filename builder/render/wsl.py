@@ -106,6 +106,7 @@ def context(matrix: Matrix, env: Env, distro: str | None = None, locks_root: Pat
         "ml_repo": (not pip_route) and stack.ubuntu.ml_repo,
         "driver_min": driver_min(matrix, env),
         "wsl_driver_min": matrix.wsl.driver_min_windows,
+        "wsl_lib_dir": matrix.wsl.lib_dir,
         "windows_build_min": matrix.wsl.windows_build_min,
         "bash_name": paths.WSL_BASH,
         "exit_codes": exit_codes("wsl"),

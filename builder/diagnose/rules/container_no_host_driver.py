@@ -1,6 +1,8 @@
 """libnvidia-container could not reach the host's NVIDIA driver: its NVML library is missing, the kernel module
 is not loaded, or the driver does not answer (src/driver.c "nvml error", xfuncs.h "load library failed",
-rpc.h "rpc error")."""
+rpc.h "rpc error"); nvidia-ctk finding no NVML when it generates a CDI spec. In rootless Docker or Podman the
+toolkit cannot write the device cgroup (src/cgroup.c, cgroup_legacy.c): the host driver is there but out of
+reach the same way, and the fix is the toolkit's no-cgroups setting."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -11,13 +13,30 @@ ID = "container-no-host-driver"
 SEEN_ELSEWHERE = ("version mismatch", "WSL environment", "failed to process request")
 
 
+# the device cgroup the toolkit could not write: rootless Docker / Podman (cgroup v2 BPF filters, v1 devices.allow)
+CGROUP_REFUSED = ("failed to add device rules", "bpf_prog_query", "devices.allow")
+
+
 def check(log, ctx):
     evidence = [ev for ev in log.all("nvc_error") if ev.groups[0] in ("initialization", "detection")
                 and not any(w in (ev.groups[1] or "") for w in SEEN_ELSEWHERE)][:1]
+    evidence += [ev for ev in log.all("cdi_generate_failed") if "NVML" in (ev.groups[0] or "")][:1]
+    rootless = [ev for ev in log.all("nvc_error") if ev.groups[0] == "mount"
+                and any(w in (ev.groups[1] or "") for w in CGROUP_REFUSED)][:1]
+    if rootless and not evidence:
+        cause = t("The NVIDIA container toolkit could not set up the container's device cgroup ({detail}): rootless "
+                  "Docker or Podman may not change cgroups.", detail=rootless[0].groups[1])
+        fix = t("for rootless containers set no-cgroups = true under [nvidia-container-cli] in "
+                "/etc/nvidia-container-runtime/config.toml (`sudo nvidia-ctk config --set "
+                "nvidia-container-cli.no-cgroups --in-place`), or use CDI: `sudo nvidia-ctk cdi generate "
+                "--output=/etc/cdi/nvidia.yaml` and `--device nvidia.com/gpu=all`")
+        return Finding(ID, t("The container toolkit cannot reach the host's NVIDIA driver"), lines(rootless), cause,
+                       fix, "", rank=6, supersedes=("no-gpu-visible", "libcuda-missing", "no-gpu-harmless"))
     if not evidence:
         return None
-    detail = evidence[0].groups[1] or ""
-    if "load library failed" in detail:
+    detail = evidence[0].groups[1] if evidence[0].kind == "nvc_error" else evidence[0].groups[0]
+    detail = detail or ""
+    if "load library failed" in detail or "LIBRARY_NOT_FOUND" in detail:
         cause = t("The NVIDIA container toolkit cannot load the host driver's NVML library ({detail}): no NVIDIA "
                   "driver is installed where the toolkit looks.", detail=detail)
     elif "rpc error" in detail:

@@ -1,17 +1,57 @@
 """Docker cannot hand a GPU to the container: no NVIDIA runtime is registered with the daemon (moby's device
-request and runtime-name errors, or the toolkit's hook missing), before TF even starts."""
+request and runtime-name errors, or the toolkit's hook missing), before TF even starts.
+
+The same cause, "the container runtime is not set up for NVIDIA GPUs", covers the toolkit's other setup faults:
+no CDI spec for a CDI device (`unresolvable CDI devices`), CDI not enabled in Docker, the hook started by `--gpus`
+in a mode where only the NVIDIA runtime works, a toolkit too old for the image's requirement expression or for
+cgroup v2, a host ldconfig path in config.toml that this distribution lacks, and on Kubernetes a node whose device
+plugin cannot see the GPU (the node's runtime is not NVIDIA's)."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines
 
 ID = "container-toolkit-missing"
+CGROUP_V2 = "cgroup subsystem devices not found"
+
+
+def _toolkit_faults(log):
+    """(evidence, fix) for a toolkit that is installed but not set up for this request; ([], '') if none."""
+    cdi = log.all("cdi_unresolvable")[:1]
+    if cdi:
+        return cdi, t("generate the CDI spec of the host's GPUs: `sudo nvidia-ctk cdi generate "
+                      "--output=/etc/cdi/nvidia.yaml` (again after every driver update), check it with `nvidia-ctk cdi "
+                      "list`, then start the container again")
+    if log.has("cdi_not_enabled"):
+        return log.all("cdi_not_enabled")[:1], t(
+            "this Docker does not read CDI device names: use `docker run --gpus all ...`, or turn CDI on with "
+            "\"features\": {\"cdi\": true} in /etc/docker/daemon.json (Docker 25 or later), restart Docker and "
+            "generate the spec with `sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml`")
+    if log.has("hook_not_legacy") and not log.has("jetson"):  # Jetson's csv mode: jetson-container says it
+        return log.all("hook_not_legacy")[:1], t(
+            "in this mode the toolkit works only through its runtime: start the container with `--runtime=nvidia` "
+            "(register it with `sudo nvidia-ctk runtime configure --runtime=docker` and restart Docker), or set "
+            "mode = \"legacy\" in /etc/nvidia-container-runtime/config.toml to keep `--gpus all`")
+    ldcache = [ev for ev in log.all("nvc_error") if ev.groups[0] == "ldcache" and "ldconfig" in (ev.groups[1] or "")]
+    if ldcache:
+        return ldcache[:1], t("the toolkit runs the ldconfig named in /etc/nvidia-container-runtime/config.toml and "
+                              "this host has no such file: set ldconfig = \"@/sbin/ldconfig\" there (Ubuntu and "
+                              "Debian have /sbin/ldconfig.real), then start the container again")
+    old = [ev for ev in log.all("nvc_error") if CGROUP_V2 in (ev.groups[1] or "")][:1] + log.all(
+        "nvc_invalid_requirement")[:1]
+    if old:
+        return old, t("update the NVIDIA Container Toolkit on the host (nvidia-container-toolkit and "
+                      "libnvidia-container1 from NVIDIA's repository; 1.8 or later knows cgroup v2 and current CUDA "
+                      "images' requirements), then `sudo systemctl restart docker`")
+    return [], ""
 
 
 def check(log, ctx):
     runtime = [ev for ev in log.all("unknown_runtime") if (ev.groups[0] or "nvidia").lower().startswith("nvidia")]
     evidence = log.all("select_device_driver")[:1] + runtime[:1] + log.all("nvc_hook_missing")[:1]
-    if not evidence:
+    fault, fault_fix = _toolkit_faults(log)
+    k8s = log.all("k8s_no_gpu_resource")[:2]
+    if not evidence and not fault and not k8s:
         return None
     cause = t("Docker has no NVIDIA runtime to give the container a GPU: the NVIDIA Container Toolkit is not "
               "installed on the host, or Docker was not configured and restarted after installing it.")
@@ -26,6 +66,20 @@ def check(log, ctx):
         if runtime:
             fix += t("; `--runtime=nvidia` (and compose's `runtime: nvidia`) works only once that runtime is "
                      "registered, `--gpus all` needs no runtime name")
+    if not evidence and fault:
+        evidence = fault
+        cause = t("The NVIDIA Container Toolkit is installed but not set up for this request, so the container "
+                  "starts without a GPU or not at all.")
+        fix = fault_fix
+    elif not evidence:
+        evidence = k8s
+        cause = t("No Kubernetes node offers an nvidia.com/gpu: NVIDIA's device plugin on the GPU node finds no GPU "
+                  "through the node's container runtime, or every GPU is already taken.")
+        fix = t("the GPU node needs the NVIDIA driver and the NVIDIA Container Toolkit with NVIDIA's runtime as the "
+                "default runtime of containerd (or Docker): `sudo nvidia-ctk runtime configure --runtime=containerd "
+                "--set-as-default` and restart containerd (or give the device plugin RuntimeClass nvidia); then "
+                "the device plugin lists the GPU and `kubectl describe node` shows nvidia.com/gpu under Allocatable "
+                "(NVIDIA's GPU Operator sets all of this up)")
     return Finding(ID, t("Docker cannot give this container a GPU (no NVIDIA container runtime)"), lines(evidence),
                    cause, fix, t("`tfenv doctor` checks the host's driver and Docker's GPU support"), rank=3,
                    supersedes=("no-gpu-visible", "libcuda-missing", "no-gpu-harmless"))

@@ -19,6 +19,12 @@ def check(log, ctx):
                 "the NVIDIA Container Toolkit installed on the host, then start the container with `docker run "
                 "--gpus all ...`; with an older Docker only nvidia-docker2's `--runtime=nvidia` works",
                 version=GPUS_SINCE)
+    elif "gpus" in log.line_text(evidence[0].line) and "services." in log.line_text(evidence[0].line):
+        cause = t("This Compose does not know the service-level `gpus` key of the compose file, a recent addition "
+                  "to the Compose specification.")
+        fix = t("update Docker Compose (the `docker compose` plugin) to a current release, or ask for the GPU the "
+                "older way, under deploy.resources.reservations.devices with `driver: nvidia` and "
+                "`capabilities: [gpu]`")
     else:
         cause = t("This docker-compose does not know the GPU keys of the compose file (device reservations came "
                   "with docker-compose 1.28 and Compose v2).")

@@ -11,7 +11,7 @@ ID = "jetson-container"
 def check(log, ctx):
     jetson = log.all("jetson")[:2]
     trouble = [ev for kind in ("so_missing", "load_fail", "file_too_short", "nvc_error", "cuinit", "gpu_none",
-                               "nvml_failed")
+                               "nvml_failed", "hook_not_legacy")
                for ev in log.all(kind)[:1]]
     if not jetson or not trouble:
         return None

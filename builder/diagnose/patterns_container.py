@@ -1,0 +1,90 @@
+"""The catalogue of the container runtimes' messages: Docker (moby, the docker CLI), Podman and crun, Compose,
+Kubernetes and NVIDIA's device plugin, the NVIDIA container toolkit and libnvidia-container, Jetson's runtime (see
+builder.diagnose.patterns for how entries are made; each message's source: builder/diagnose/rules/SOURCES.md).
+
+Docker and Podman hand back the OCI hook's stderr inside their own error line ("error running hook #0: ... stderr:
+nvidia-container-cli: ..."), so these patterns match the inner message wherever it sits on the line."""
+
+from builder.diagnose.needles import pattern as _p
+
+# Docker and the NVIDIA container toolkit: before TF starts (moby daemon/devices.go, daemon/runtime*.go; the docker
+# CLI's flag parser; libnvidia-container src/cli/configure.c, src/cli/dsl.c, src/driver.c, src/rpc.h, xfuncs.h).
+CONTAINER = [
+    ("select_device_driver", _p(r'could not select device driver "([^"\n]{0,40})" with capabilities: ([^\n]{0,80})',
+                                "could not select device driver")),
+    ("unknown_runtime", _p(r"(?:[Uu]nknown or invalid runtime name|Unknown runtime specified):? ?(\w{1,40})",
+                           "nknown or invalid runtime name", "Unknown runtime specified")),
+    ("unknown_gpus_flag", _p(r"unknown flag: --gpus")),
+    # a container start as typed (not nvidia-docker's, which adds the GPU itself); its flags are read by the rules
+    ("docker_run", _p(r"(?<![\w-])(?:docker|podman)(?: container)? run\b", "docker run", "podman run",
+                      "container run")),
+    # the hook's `exec command: [... nvidia-container-cli ... --require=cuda>=9.0 ...]` (toolkit 1.0): the same
+    # condition when a paste wraps the "unsatisfied condition" line
+    ("nvc_require_arg", _p(r"--require=(cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})", "--require=")),
+    # not `requirement error: invalid expression` (a toolkit too old to parse the image's NVIDIA_REQUIRE_CUDA)
+    ("nvc_requirement_error", _p(r"nvidia-container-cli: requirement error: (?!invalid)",
+                                 "nvidia-container-cli: requirement error")),
+    ("nvc_requirement", _p(r"unsatisfied condition: (cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})",
+                           "unsatisfied condition:")),
+    ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
+                     r"error: ([^\n\\\"]{0,200})", "nvidia-container-cli: ")),
+    ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-cli)\\{0,3}\"?: (?:no such file or "
+                            r"directory|executable file not found)", "nvidia-container-runtime-hook",
+                            "nvidia-container-cli:", 'nvidia-container-cli"', 'nvidia-container-cli\\"')),
+    # the toolkit too old to parse the image's NVIDIA_REQUIRE_CUDA (src/cli/dsl.c "invalid expression")
+    ("nvc_invalid_requirement", _p(r"nvidia-container-cli: requirement error: invalid expression")),
+    ("compose_gpu_key", _p(r"(Unsupported config option for services\.[\w.-]{1,60}: '(?:runtime|gpus|device_requests)'|"
+                           r"Additional propert(?:y|ies) [^\n]{0,60}'(?:devices|gpus|device_requests|capabilities)'"
+                           r"[^\n]{0,40}(?:is not allowed|was unexpected))",
+                           "Unsupported config option", "Additional propert")),
+    # ... and as jsonschema words additionalProperties beside patternProperties (docker-compose 1.x's validation:
+    # "reservations value 'devices' does not match any of the regexes: '^x-'", "'capabilities', 'devices' do not")
+    ("compose_gpu_key", _p(r"'(?:devices|gpus|device_requests|capabilities)'[^\n]{0,80}\bdoe?s? not match any of the "
+                           r"regexes", "not match any of the regexes")),
+    # Compose v2 (compose-go) before the service-level `gpus` key: gojsonschema's "services.%s Additional property %s
+    # is not allowed", compose-go v2's santhosh-tekuri/jsonschema "additional properties '%s' not allowed"
+    ("compose_gpu_key", _p(r"services\.[\w.-]{1,80} [Aa]dditional propert(?:y|ies) '?(?:gpus|device_requests)'? "
+                           r"(?:is )?not allowed", "dditional propert")),
+    # a running container losing its devices: systemd's daemon-reload, the kubelet, open() refused on /dev/nvidia*
+    ("daemon_reload", _p(r"systemctl daemon-reload")),
+    ("k8s", _p(r"(kubectl|kubelet|cpu-manager-policy)", "kubectl", "kubelet", "cpu-manager-policy")),
+    ("dev_eperm", _p(r'open\("/dev/nvidia(?:ctl|\d{1,2}|-uvm)"[^\n]{0,200}EPERM', 'open("/dev/nvidia')),
+    ("file_too_short", _p(r"(lib[\w+-]{1,60}\.so[\d.]{0,12}): file too short", "file too short")),
+    # the linker on the same empty placeholder (binutils ld "file not recognized: %E", bfd's "file truncated")
+    ("file_too_short", _p(r"(lib[\w+-]{1,60}\.so[\d.]{0,12}):?\s{1,3}file not recognized: [Ff]ile truncated",
+                          "ile truncated")),
+    # Jetson: the toolkit's csv mode (internal/info/auto.go), L4T images and Tegra kernels, L4T's release file
+    # /etc/nv_tegra_release ("# R32 (release), REVISION: 6.1, ...")
+    ("jetson", _p(r"(/usr/lib/aarch64-linux-gnu/(?:tegra/)?lib(?:cu|nv)[\w-]{0,30}\.(?:so|a)\b|l4t-[\w.-]{1,40}|"
+                  r"nvidia-l4t-[\w-]{1,40}|\d\.\d{1,2}\.\d{1,3}-tegra|[Jj]et[Pp]ack|Jetson|"
+                  r"host-files-for-container\.d|mode as 'csv'|nv_tegra_release|# R\d{2} \(release\), REVISION)",
+                  "aarch64-linux-gnu/lib", "aarch64-linux-gnu/tegra/", "l4t-", "-tegra", "etPack", "etpack", "Jetson",
+                  "host-files-for-container",
+                  "mode as 'csv'", "nv_tegra_release", "(release), REVISION")),
+]
+
+# The toolkit's runtime and hook (NVIDIA/nvidia-container-toolkit), CDI (tags.cncf.io/container-device-interface,
+# as moby, containerd and Podman wrap it), and what a container without a GPU says when asked for nvidia-smi.
+CONTAINER += [
+    # the hook refuses `docker --gpus` outside its legacy mode (csv on Jetson, cdi): hook_config.go assertModeIsLegacy
+    ("hook_not_legacy", _p(r"invoking the NVIDIA Container Runtime Hook directly")),
+    ("hook_mode", _p(r"Auto-detected mode as '(\w{1,10})'")),
+    # CDI's cache.go "unresolvable CDI devices %s": no spec under /etc/cdi or /var/run/cdi names the device
+    ("cdi_unresolvable", _p(r"unresolvable CDI devices ([\w./-]{1,80}(?:=[\w,.-]{0,40})?)")),
+    # moby before CDI was enabled takes a CDI name for a device path (daemon/oci_linux.go "error gathering device
+    # information while adding custom device %q"); a CDI name is vendor/class=name
+    ("cdi_not_enabled", _p(r'error gathering device information while adding custom device "([\w.-]{1,60}/[\w.-]{1,60}'
+                           r'=[^"\n]{0,40})"', "error gathering device information")),
+    # nvidia-ctk cdi generate (pkg/nvcdi: "failed to generate CDI spec: ... failed to initialize NVML: %v")
+    ("cdi_generate_failed", _p(r"failed to generate CDI spec: ([^\n]{0,200})")),
+    # runc / crun: the image has no nvidia-smi of its own; the toolkit mounts the host's into GPU containers only
+    ("smi_not_in_container", _p(r'(exec: \\{0,3}"nvidia-smi\\{0,3}": executable file not found|'
+                                r"executable file `nvidia-smi` not found)", 'nvidia-smi\\', 'nvidia-smi"',
+                                "executable file `nvidia-smi`")),
+    # Kubernetes: the scheduler's noderesources fit "Insufficient %v" for the GPU resource, and NVIDIA's device plugin
+    # (internal/plugin/factory.go, cmd/nvidia-device-plugin/main.go) when the node's runtime gives it no NVML
+    ("k8s_no_gpu_resource", _p(r"(Insufficient nvidia\.com/gpu|If this is a GPU node, did you [^\n]{0,60}|"
+                               r"Incompatible strategy detected \w{0,12}|No devices found\. Waiting indefinitely)",
+                               "Insufficient nvidia.com/gpu", "If this is a GPU node", "Incompatible strategy detected",
+                               "No devices found. Waiting indefinitely")),
+]
