@@ -1,5 +1,6 @@
-"""The catalogue of the NVIDIA driver's kernel-side messages and its tools (see builder.diagnose.patterns for how
-entries are made and where each message comes from: builder/diagnose/rules/SOURCES.md)."""
+"""The catalogue of the NVIDIA driver's messages (its kernel module, its tools, NVML), the CUDA runtime's and the
+frameworks' words for a driver or device failure (PyTorch, JAX/XLA), and the CPU's (see builder.diagnose.patterns
+for how entries are made and where each message comes from: builder/diagnose/rules/SOURCES.md)."""
 
 from builder.diagnose.needles import pattern as _p
 
@@ -38,4 +39,81 @@ DRIVER = [
     # kmod's modprobe when /lib/modules/$(uname -r) has no such module (tools/modprobe.c: "Module %s not found in
     # directory %s"; older kmod "Module %s not found."): no NVIDIA kernel module built for the running kernel
     ("kmod_not_found", _p(r"modprobe: FATAL: Module (nvidia[\w-]{0,20}) not found", "modprobe: FATAL: Module")),
+    # kmod's modprobe refusing the module: with Secure Boot an unsigned module ("Key was rejected by service"), no GPU
+    # the module drives ("No such device"), a module built for another kernel ("Exec format error", "Unknown symbol",
+    # "Invalid argument"); the reason is the text after the module name
+    ("modprobe_refused", _p(r"could not insert 'nvidia[\w-]{0,12}': ([^\n]{1,80})", "could not insert 'nvidia")),
+    # the kernel module's own report (dmesg): nvidia.ko's API check in its newer wording (osapi.c: "API mismatch: the
+    # client '%s' (pid %u)\nNVRM: has the version %s, but this kernel module has\nNVRM: the version %s.")
+    # (syslog writes its newlines as "#012": "API mismatch: the client has the version 535.54.03, but#012NVRM: this")
+    ("nvrm_api_mismatch", _p(r"API mismatch: the client '[^'\n]{0,60}' \(pid \d{1,8}\)(?:\s+|#012)(?:NVRM:\s+)?has the "
+                             r"version ([\d.]{1,20}), but this kernel module has(?:\s+|#012)(?:NVRM:\s+)?the version "
+                             r"([\d.]{1,20})", "API mismatch", span=2)),
+    ("nvrm_api_mismatch", _p(r"API mismatch: the client has the version ([\d.]{1,20}), but#012NVRM: this kernel module "
+                             r"has the version ([\d.]{1,20})", "but#012NVRM")),
+    # nvidia.ko (osapi.c) for a GPU this driver release does not drive, and the proprietary module's legacy check
+    # ("... GPU installed in this system is\nNVRM:  supported through the NVIDIA 470.xx Legacy drivers"): the branch
+    ("nvrm_unsupported_gpu", _p(r"(?:installed in this system is not supported by the\s+(?:NVRM:\s+)?NVIDIA "
+                                r"([\d.]{2,20}) driver release|supported through the NVIDIA (\d{3})\.xx Legacy "
+                                r"drivers)",
+                                "installed in this system is not supported by the", "Legacy drivers", span=True)),
+    # ... and for a GPU without a GSP that the open flavour of the module cannot drive (Maxwell, Pascal, Volta)
+    ("nvrm_open_unsupported", _p(r"installed in this system is not supported by open\s+(?:NVRM:\s+)?nvidia\.ko",
+                                 "installed in this system is not supported by open", span=True)),
+    # a GPU that stopped answering: nvidia.ko "has fallen off the bus" (osinit.c, Xid 79), NVML's
+    # NVML_ERROR_GPU_IS_LOST ("GPU is lost") as nvidia-smi prints it
+    ("gpu_lost", _p(r"(fallen off the bus|GPU is lost|NVML_ERROR_GPU_IS_LOST|NVMLError_GPUIsLost)",
+                    "fallen off the bus", "GPU is lost", "NVML_ERROR_GPU_IS_LOST", "NVMLError_GPUIsLost")),
+    # nvidia-smi when NVML cannot reach one GPU it enumerated ("Unable to determine the device handle for GPU%s: %s"),
+    # the lost GPU's usual words on a host
+    ("gpu_lost", _p(r"Unable to determine the device handle for GPU ?[\dA-Fa-f:.]{4,20}: (Unknown Error|GPU is lost)",
+                    "Unable to determine the device handle")),
+    # no NVIDIA GPU at all: nvidia.ko (nv.c "No NVIDIA GPU found.", "No NVIDIA devices probed.", "No NVIDIA PCI devices
+    # found."), nvidia-smi's own line, PyTorch's device_count_ensure_non_zero, JAX/XLA's CUDA client
+    ("no_device", _p(r"(NVRM: No NVIDIA (?:GPU found|devices probed|PCI devices found)|(?m:^No devices were found\s*$)|"
+                     r"No CUDA GPUs are available|No visible GPU devices|no supported devices found for platform CUDA)",
+                     "NVRM: No NVIDIA", "No devices were found", "No CUDA GPUs are available", "No visible GPU devices",
+                     "no supported devices found for platform CUDA")),
+    # jaxlib's and numba's own cuInit calls (jaxlib/cuda/versions_helpers.cc: "operation cuInit(0) failed: %s";
+    # numba/cuda/cudadrv/driver.py: "Call to cuInit results in %s (%d)")
+    ("cuinit", _p(r"(?:operation cuInit\(0\) failed:|Call to cuInit results in)\s*([^\n]{0,300})",
+                  "operation cuInit(0) failed", "Call to cuInit results in")),
+    # numba when no libcuda is there at all (driver.py: "CUDA driver library cannot be found.")
+    ("no_driver_lib", _p(r"CUDA driver library cannot be found")),
+    # the runtime's cudaGetErrorString / the driver's cuGetErrorString text behind a code (PyTorch's "Error 500: named
+    # symbol not found", "CUDA error: invalid device ordinal", TF's "Status: ..."), for the codes cuinit-error fixes
+    ("cuda_status_text", _p(r"(?:(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)): |-> )("
+                            r"named symbol not found|OS call failed or operation not supported on this OS|"
+                            r"invalid device ordinal|initialization error|unknown error)", "named symbol not found",
+                            "OS call failed", "invalid device ordinal", ": initialization error", ": unknown error",
+                            "-> unknown error")),
+    # PyTorch's wording of cudaErrorInitializationError from the first device count (c10/cuda/CUDAFunctions.cpp)
+    ("cuda_unknown", _p(r"CUDA driver initialization failed, you might not have a CUDA gpu")),
+    # the driver older than what a program's CUDA needs, in XLA's words (its PTX compiler newer than the driver) and
+    # the driver's for PTX from a newer CUDA (CUDA_ERROR_UNSUPPORTED_PTX_VERSION 222, "the provided PTX was compiled
+    # with an unsupported toolchain", as JAX, Triton and numba print it)
+    ("insufficient_driver", _p(r"(The NVIDIA driver's CUDA version is [\d.]{2,10} which is older than the "
+                               r"(?:ptxas|PTX compiler) CUDA version|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
+                               r"cudaErrorUnsupportedPtxVersion|the provided PTX was compiled with an unsupported "
+                               r"toolchain)", "The NVIDIA driver's CUDA version is", "UNSUPPORTED_PTX_VERSION",
+                               "UnsupportedPtxVersion", "PTX was compiled with an unsupported toolchain")),
+    # PyTorch's capability checks (torch/cuda/__init__.py _check_capability): a GPU below the build's oldest
+    # architecture ("Found GPU0 %s which is of cuda capability %d.%d. PyTorch no longer supports this GPU because it is
+    # too old. The minimum cuda capability supported by this library is %d.%d.") and one the build has no code for
+    ("gpu_ignored", _p(r"which is of cuda capability (\d{1,2}\.\d)")),
+    ("min_capability", _p(r"minimum cuda capability supported by this library is (\d{1,2}\.\d)")),
+    ("arch_not_built", _p(r"with CUDA capability (sm_\d{2,3}) is not compatible with the current PyTorch installation",
+                          "is not compatible with the current PyTorch")),
+    # out of GPU memory in PyTorch's (CUDACachingAllocator), JAX/XLA's and the runtime's words
+    # (cudaErrorMemoryAllocation)
+    ("oom", _p(r"(CUDA out of memory\. Tried to allocate [^\n]{0,120}|OutOfMemoryError: CUDA out of memory|"
+               r"Out of memory while trying to allocate [^\n]{0,60}|(?:CUDA error|Status|[Ee]rror 2): out of memory)",
+               "CUDA out of memory", "Out of memory while trying", ": out of memory")),
+    # SIGILL in Simplified Chinese (bash's and glibc's zh_CN: "非法指令 (核心已转储)", "Illegal instruction (core
+    # dumped)")
+    ("illegal_instruction", _p(r"(非法指令)", "非法指令")),
+    # cmd.exe when no driver put nvidia-smi on PATH, in English and Simplified Chinese
+    ("smi_not_found", _p(r"('nvidia-smi' is not recognized as an internal or external command|"
+                         r"'nvidia-smi' 不是内部或外部命令)",
+                         "'nvidia-smi' is not recognized", "'nvidia-smi' 不是内部或外部命令")),
 ]

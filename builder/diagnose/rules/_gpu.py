@@ -11,8 +11,9 @@ def libcuda_failures(log):
     found = found or [("libcuda.so", ev) for ev in log.all("libcuda_unversioned")[:1]]
     # PyTorch's "Found no NVIDIA driver" (no driver version readable: libcuda absent) and NVML failing to start
     # ("driver not loaded" 9, "library not found" 12) say the same of the driver's libraries
-    return found or [("libcuda.so.1", ev) for ev in log.all("torch_no_driver")[:1]] or [
-        ("libnvidia-ml.so.1", ev) for ev in log.all("nvml_init")[:1]]
+    return found or [("libcuda.so.1", ev) for kind in ("torch_no_driver", "no_driver_lib") for ev in log.all(kind)
+                     ][:1] or [
+        ("libnvidia-ml.so.1", ev) for kind in ("nvml_init", "smi_no_nvml") for ev in log.all(kind)[:1]][:1]
 
 
 def driver_not_loaded(ev):
@@ -35,7 +36,8 @@ def gpu_expected(log, ctx):
 def fatal(log, ev):
     """A library failure that stopped the import (TF 1.x's self-check), not a warning."""
     text = log.line_text(ev.line)
-    return ev.kind in ("torch_no_driver", "nvml_init") or "ImportError" in text or "Could not find '" in text
+    kinds = ("torch_no_driver", "no_driver_lib", "nvml_init", "smi_no_nvml")
+    return ev.kind in kinds or "ImportError" in text or "Could not find '" in text
 
 
 def cpu_only(log):

@@ -39,13 +39,23 @@ FIXES = {
     "CUDA_ERROR_NOT_FOUND": "the driver's user-space libraries are an incomplete or mixed set (a libcuda of one "
                             "driver version beside libraries of another): reinstall the NVIDIA driver so that they "
                             "all come from one version, and remove other copies of libcuda from the loader path",
+    # NVML's name for a GPU that stopped answering (nvidia.ko: "has fallen off the bus", Xid 79)
+    "NVML_ERROR_GPU_IS_LOST": "the GPU stopped answering the driver (it fell off the PCIe bus): reboot to get it "
+                              "back; if it happens again, check the power supply and its cables, the card's seating "
+                              "and temperature, and the Xid lines in `sudo dmesg`",
 }
 DEFAULT = "CUDA_ERROR_UNKNOWN"
+# lines only a host prints (its kernel module, its driver packages): a log with one is no container's
+HOST_SIGNS = ("nvrm", "kernel_version", "linux_driver_pkg", "kmod_not_found", "modprobe_error")
 # CUresult numbers (cuda.h) for results TF prints as "UNKNOWN ERROR (N)" or PyTorch as "code N"
 _CODES = {"34": "CUDA_ERROR_STUB_LIBRARY", "802": "CUDA_ERROR_SYSTEM_NOT_READY",
           "804": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "999": "CUDA_ERROR_UNKNOWN",
           "46": "CUDA_ERROR_DEVICES_UNAVAILABLE", "101": "CUDA_ERROR_INVALID_DEVICE", "3": "CUDA_ERROR_NOT_INITIALIZED",
           "304": "CUDA_ERROR_OPERATING_SYSTEM", "500": "CUDA_ERROR_NOT_FOUND"}
+# cuGetErrorString / cudaGetErrorString texts of those results (the same words in the driver and the runtime)
+_TEXTS = {"named symbol not found": "CUDA_ERROR_NOT_FOUND", "invalid device ordinal": "CUDA_ERROR_INVALID_DEVICE",
+          "OS call failed or operation not supported on this OS": "CUDA_ERROR_OPERATING_SYSTEM",
+          "initialization error": "CUDA_ERROR_NOT_INITIALIZED", "unknown error": "CUDA_ERROR_UNKNOWN"}
 
 
 def check(log, ctx):
@@ -54,6 +64,7 @@ def check(log, ctx):
     others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES and ev.groups[0] != "CUDA_ERROR_NOT_FOUND"]
     others += log.all("cuda_unknown")[:1]
     others += [ev for ev in log.all("cuda_error_text") if "busy" in ev.groups[0]][:1]  # DEVICES_UNAVAILABLE's words
+    others += log.all("cuda_status_text")[:1] + log.all("gpu_lost")[:1]
     # 802 itself, or the fabric manager named beside a failed device count / cuInit
     fabric = [ev for ev in log.all("system_not_ready") if "abric" not in ev.groups[0] or
               log.has("cuda_device_count", "cuinit", "cuda_error")][:1]
@@ -65,8 +76,11 @@ def check(log, ctx):
     if not evidence:
         return None
     text = " ".join(" ".join(g or "" for g in ev.groups) + " " + log.line_text(ev.line) for ev in evidence)
-    name = ("CUDA_ERROR_SYSTEM_NOT_READY" if fabric else None) or next((n for n in FIXES if n in text), None) or next(
-        (n for code, n in _CODES.items() if f"({code})" in text or f"code {code}," in text), None) or (
+    name = ("CUDA_ERROR_SYSTEM_NOT_READY" if fabric else None) or ("NVML_ERROR_GPU_IS_LOST" if log.has("gpu_lost")
+                                                                   else None) or next(
+        (n for n in FIXES if n in text), None) or next(
+        (n for code, n in _CODES.items() if f"({code})" in text or f"code {code}," in text), None) or next(
+        (n for words, n in _TEXTS.items() if words in text), None) or (
         "CUDA_ERROR_DEVICES_UNAVAILABLE" if "busy or unavailable" in text else None) or (
         "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" if "ompat" in text else DEFAULT)
     cause = t("The CUDA driver refused to initialise ({name}); the driver library loaded, so the NVIDIA driver is "
@@ -82,6 +96,12 @@ def check(log, ctx):
                 "Desktop on Windows) is older than the host's or the Windows NVIDIA driver and does not mount a "
                 "library the newer driver needs; update Docker Desktop or the NVIDIA container toolkit, or go back "
                 "to the previous driver until it is")
+    elif name == "CUDA_ERROR_NOT_FOUND" and not (ctx.windows or ctx.wsl or log.has(*HOST_SIGNS)):
+        # the log cannot tell a container from a host: both, each labelled (most pastes are Docker Desktop's)
+        fix = t("in a container (Docker Desktop, the NVIDIA container toolkit): it got an incomplete set of the "
+                "driver's libraries, update Docker Desktop or the NVIDIA container toolkit to a release that knows "
+                "the installed driver; on a host: reinstall the NVIDIA driver so that all its libraries come from one "
+                "version")
     elif name == "CUDA_ERROR_UNKNOWN" and ctx.windows:
         fix = t("restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it persists, "
                 "reinstall the NVIDIA driver with a clean install")

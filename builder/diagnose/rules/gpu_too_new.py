@@ -24,6 +24,7 @@ def check(log, ctx):
         return _old_ptxas(ctx, said.groups[0], "ptxas", said.line)
     jit = log.all("ptx_jit")[:1]
     errors = log.all("no_kernel_image")[:1] + [ev for ev in log.all("cuda_error") if ev.groups[0] in ERRORS][:1]
+    errors += log.all("arch_not_built")[:1]  # PyTorch's capability check: the build has no code for this sm_XX
     cc = ctx.compute_capability.value
     old_cuda = ctx.cuda_wanted.value.startswith("10.") and vkey(cc) >= (8, 0)
     if not (jit or errors or old_cuda):

@@ -11,6 +11,9 @@ OFFICIAL_MIN = "3.5"  # TF's pip builds since 1.x (gpu_device.cc's default minim
 
 
 def check(log, ctx):
+    unsupported = log.first("nvrm_unsupported_gpu") or log.first("nvrm_open_unsupported")
+    if unsupported:
+        return _driver_dropped_gpu(unsupported)
     ignored = log.all("gpu_ignored")[:1]
     cc = ctx.compute_capability.value
     old = cc and vkey(cc) < vkey(OFFICIAL_MIN)
@@ -40,3 +43,27 @@ def check(log, ctx):
             need=need)
     return Finding(ID, t("The GPU is too old for this TensorFlow build (compute capability {have})", have=have),
                    lines(evidence), cause, fix, "", rank=28, supersedes=("gpu-too-new", "no-gpu-visible"))
+
+
+def _driver_dropped_gpu(ev):
+    """nvidia.ko's probe: this driver release does not drive the GPU (its branch dropped the architecture)."""
+    if ev.kind == "nvrm_open_unsupported":
+        cause = t("The open flavour of the NVIDIA kernel module drives only GPUs with a GSP (Turing and newer); this "
+                  "older GPU needs the proprietary module of the same driver.")
+        fix = t("install the proprietary kernel module instead of the open one (Ubuntu: nvidia-driver-<branch> rather "
+                "than nvidia-driver-<branch>-open; the .run file with `-m=kernel`), then reboot")
+        return Finding(ID, t("The GPU is too old for the installed NVIDIA driver"), [ev.line], cause, fix, "",
+                       rank=28, supersedes=("gpu-too-new", "no-gpu-visible", "libcuda-missing"))
+    release, legacy = ev.groups
+    cause = t("The installed NVIDIA driver does not drive this GPU: the GPU is older than what the driver's branch "
+              "supports, so the driver ignores it.")
+    if legacy:
+        fix = t("install the NVIDIA {legacy}.xx legacy driver, the last branch for this GPU (the distribution's "
+                "nvidia-driver-{legacy} package or NVIDIA's download page); then use a TF whose CUDA that driver "
+                "runs", legacy=legacy)
+    else:
+        fix = t("install the newest legacy driver branch that still supports this GPU (NVIDIA's legacy GPU list and "
+                "the driver README's supported products appendix name it) instead of {release}; then use a TF "
+                "whose CUDA that driver runs", release=release)
+    return Finding(ID, t("The GPU is too old for the installed NVIDIA driver"), [ev.line], cause, fix, "", rank=28,
+                   supersedes=("gpu-too-new", "no-gpu-visible", "libcuda-missing"))

@@ -44,21 +44,46 @@ def check(log, ctx):
 
 
 def _no_kernel_module(log, ctx):
-    """Linux with no NVIDIA kernel module loaded: modprobe finds none for the running kernel, or nvidia-smi cannot
-    reach the driver (WSL and containers have their own causes for the same lines)."""
-    if ctx.wsl or ctx.windows or ctx.container:
+    """No NVIDIA kernel driver answering: on Linux modprobe finds no module for the running kernel or refuses it, or
+    nvidia-smi cannot reach the driver; on Windows nvidia-smi's same words mean no working display driver (WSL and
+    containers have their own causes for the same lines)."""
+    if ctx.wsl or ctx.container:
         return None
-    evidence = log.all("kmod_not_found")[:1] + log.all("smi_no_driver")[:1]
+    if ctx.windows:
+        return _windows_no_driver(log, ctx)
+    refused = log.all("modprobe_refused")[:1]
+    evidence = log.all("kmod_not_found")[:1] + refused + log.all("smi_no_driver")[:1]
     if not evidence:
         return None
-    if log.has("kmod_not_found"):
+    reason = refused[0].groups[0] if refused else ""
+    fix = t("reinstall the NVIDIA driver for the running kernel (`uname -r`), preferably the distribution's package "
+            "or the .run file with --dkms, so that DKMS rebuilds the module on every kernel update (`dkms status` "
+            "lists it); `sudo modprobe nvidia` says why a module does not load; reboot, and nvidia-smi must work")
+    if "rejected" in reason or "Required key" in reason:
+        cause = t("Secure Boot refuses to load the NVIDIA kernel module: it is not signed with a key the firmware "
+                  "trusts.")
+        fix = t("enroll the module's signing key (the distribution's driver package asks for a MOK password and "
+                "enrolls it at the next boot; `sudo mokutil --import` with the key DKMS signs with) or turn Secure "
+                "Boot off in the firmware settings, then reboot")
+    elif "No such device" in reason:
+        cause = t("The nvidia kernel module found no NVIDIA GPU that it drives, so it does not load.")
+        fix = t("`lspci | grep -i nvidia` must list the card; a GPU older than the driver's branch needs its legacy "
+                "driver and one newer than the driver a newer driver (`sudo dmesg | grep NVRM` says which)")
+    elif log.has("kmod_not_found"):
         cause = t("There is no NVIDIA kernel module for the running kernel: after a kernel update, a driver that was "
                   "installed without DKMS (the .run file) has no module built for the new kernel.")
     else:
         cause = t("nvidia-smi cannot reach the NVIDIA kernel driver: its module is not loaded (not built for the "
                   "running kernel, blocked by Secure Boot, or never installed).")
-    fix = t("reinstall the NVIDIA driver for the running kernel (`uname -r`), preferably the distribution's package "
-            "or the .run file with --dkms, so that DKMS rebuilds the module on every kernel update (`dkms status` "
-            "lists it); `sudo modprobe nvidia` says why a module does not load; reboot, and nvidia-smi must work")
     return Finding(ID, t("The NVIDIA kernel driver is not loaded"), [ev.line for ev in evidence], cause, fix,
                    tfenv_way(ctx), rank=38, supersedes=("no-gpu-harmless",))
+
+
+def _windows_no_driver(log, ctx):
+    evidence = log.all("smi_no_driver")[:1] + log.all("smi_not_found")[:1]
+    if not evidence:
+        return None
+    cause = t("nvidia-smi cannot reach the NVIDIA driver: no working NVIDIA display driver is installed for this GPU.")
+    fix = t("install the NVIDIA display driver for this GPU (it installs nvcuda.dll in System32), then restart")
+    return Finding(ID, t("The NVIDIA driver is not installed or not working"), [ev.line for ev in evidence], cause,
+                   fix, tfenv_way(ctx), rank=38, supersedes=("no-gpu-harmless",))

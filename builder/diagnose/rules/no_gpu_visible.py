@@ -32,6 +32,10 @@ def check(log, ctx):
     if no_driver and started_without_gpu(log):
         return _run_without_gpu(log, ctx, no_driver)
     no_device = [ev for ev in log.all("cuinit") if "NO_DEVICE" in ev.groups[0] or "(-1)" in ev.groups[0]]
+    no_device += log.all("no_device")[:1]  # PyTorch's, JAX's, nvidia-smi's and nvidia.ko's "no GPU" lines
+    # the runtime's cudaErrorNoDevice (100) by name or text (CuPy, ONNX Runtime, llama.cpp, deviceQuery, TF's status)
+    no_device += [ev for ev in log.all("cuda_error") + log.all("cuda_error_text")
+                  if ev.groups[0] in ("cudaErrorNoDevice", "no CUDA-capable device is detected")][:1]
     evidence = no_device[:1] + log.all("dev_missing")[:1]
     if no_device or evidence:
         evidence += log.all("no_driver_running")[:1]
@@ -53,6 +57,11 @@ def check(log, ctx):
     elif ctx.windows:
         fix = t("check that Device Manager and nvidia-smi show the GPU and that CUDA_VISIBLE_DEVICES is not set to -1 "
                 "or empty; on a laptop, run Python on the NVIDIA GPU (NVIDIA Control Panel)")
+    elif any(ev.groups[0].startswith(("NVRM", "No devices")) for ev in log.all("no_device")):
+        cause = t("The NVIDIA driver is running but finds no GPU that it drives.")
+        fix = t("`lspci | grep -i nvidia` must list the card (if it does not: it is switched off in the firmware "
+                "settings or by a laptop's hybrid graphics, or not seated); a GPU newer than the driver needs a newer "
+                "driver, one older than the driver's branch its legacy driver (`sudo dmesg | grep NVRM` says which)")
     else:
         fix = t("in a container (Docker, a Jupyter image): it was started without a GPU, start it with `docker run "
                 "--gpus all ...`; on the host: check that nvidia-smi lists the GPU, that CUDA_VISIBLE_DEVICES is not "
@@ -91,7 +100,7 @@ def _no_driver_lines(log):
         return []
     return (log.all("no_cuda_drivers")[:1] + [ev for _, ev in failed[:1]] + cuinit[:1]
             + log.all("no_driver_running")[:1] + log.all("dev_missing")[:1] + log.all("smi_not_found")[:1]
-            + log.all("cuda_error_text")[:1] + log.all("torch_no_driver")[:1])
+            + log.all("cuda_error_text")[:1] + log.all("torch_no_driver")[:1] + log.all("no_device")[:1])
 
 
 def _run_without_gpu(log, ctx, no_driver):

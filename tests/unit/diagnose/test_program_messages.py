@@ -10,6 +10,9 @@ runtime, the container runtimes and WSL), taken from their sources, each entry a
       cause: <a rule id>
       keys: [<words the fix must contain; one is enough>]
       command: <optional: the command line that printed it, when that is not a Python program>
+      alone: <optional: the cause the message alone gives, where it reads the same on another platform (a
+              container's CUDA error is a host's too, with the host's fix): only that cause is checked alone, and
+              the paste must still give `cause` with the platform's fix>
 
 and every entry is scored twice with the one scorer of the corpus (explain_scoring.judge): the message alone, and
 the message inside a short paste typical of its platform (a prompt line, a traceback frame, the next prompt). Both
@@ -24,13 +27,13 @@ from builder import diagnose
 from builder.diagnose import rules
 from builder.matrix.facts import facts_from_matrix
 from tests.helpers import UNIT, matrix
-from tests.unit.diagnose.explain_scoring import PLATFORMS, judge
+from tests.unit.diagnose.explain_scoring import PLATFORMS, explain_as_user, judge
 
 HERE = UNIT / "diagnose" / "program_messages"
 FILES = sorted(HERE.glob("*.yaml"))
 ENTRIES = [(p.stem, n, e) for p in FILES for n, e in enumerate(yaml.safe_load(p.read_text(encoding="utf-8")) or [])]
 FIELDS = {"program", "source", "message", "platform", "cause", "keys"}
-OPTIONAL = {"command"}
+OPTIONAL = {"command", "alone"}
 
 # Where a user pastes from, per platform: the prompt, the folder of their script, the command that shows the
 # platform as it would in a real paste (a container's messages come through `docker run`)
@@ -82,6 +85,7 @@ def test_every_entry_is_complete(entry):
     repo, _, rest = str(e["source"]).partition(" ")
     assert repo.count("/") == 1 and rest and " @" in f" {rest}", e["source"]
     assert str(e["message"]).strip(), e
+    assert e.get("alone", "nothing") in [*rules.IDS, "nothing"], e.get("alone")
 
 
 def test_no_message_is_listed_twice():
@@ -106,6 +110,11 @@ def test_each_paste_shows_its_platform(platform, facts):
 def test_the_message_alone(entry, facts):
     _, _, e = entry
     case = dict(e, log=e["message"])
+    if "alone" in e:  # the platform's own reading needs the paste; alone it reads as the other platform's cause
+        result = explain_as_user(case, facts)
+        got = result.findings[0].id if result.findings else "nothing"
+        assert got == e["alone"], f"{e['program']}: {e['message']!r} -> {got}, not {e['alone']}"
+        return
     got, why = judge(case, facts)
     assert not why, f"{e['program']}: {e['message']!r} -> {got}: {why}"
 
