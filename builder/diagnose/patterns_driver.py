@@ -89,14 +89,15 @@ DRIVER = [
                             "-> unknown error")),
     # PyTorch's wording of cudaErrorInitializationError from the first device count (c10/cuda/CUDAFunctions.cpp)
     ("cuda_unknown", _p(r"CUDA driver initialization failed, you might not have a CUDA gpu")),
-    # the driver older than what a program's CUDA needs, in XLA's words (its PTX compiler newer than the driver) and
-    # the driver's for PTX from a newer CUDA (CUDA_ERROR_UNSUPPORTED_PTX_VERSION 222, "the provided PTX was compiled
-    # with an unsupported toolchain", as JAX, Triton and numba print it)
-    ("insufficient_driver", _p(r"(The NVIDIA driver's CUDA version is [\d.]{2,10} which is older than the "
-                               r"(?:ptxas|PTX compiler) CUDA version|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
+    # the driver older than what a program's CUDA needs, in XLA's words (its PTX compiler newer than the driver: the
+    # driver answered, so no WSL paravirtualisation problem) and the driver's for PTX from a newer CUDA
+    # (CUDA_ERROR_UNSUPPORTED_PTX_VERSION 222, "the provided PTX was compiled with an unsupported toolchain", as JAX,
+    # Triton and numba print it)
+    ("driver_older_than_ptx", _p(r"(The NVIDIA driver's CUDA version is [\d.\n]{2,12} which is older than the "
+                               r"(?:ptxas CUDA version|PTX compiler version)|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
                                r"cudaErrorUnsupportedPtxVersion|the provided PTX was compiled with an unsupported "
                                r"toolchain)", "The NVIDIA driver's CUDA version is", "UNSUPPORTED_PTX_VERSION",
-                               "UnsupportedPtxVersion", "PTX was compiled with an unsupported toolchain")),
+                               "UnsupportedPtxVersion", "PTX was compiled with an unsupported toolchain", span=True)),
     # PyTorch's capability checks (torch/cuda/__init__.py _check_capability): a GPU below the build's oldest
     # architecture ("Found GPU0 %s which is of cuda capability %d.%d. PyTorch no longer supports this GPU because it is
     # too old. The minimum cuda capability supported by this library is %d.%d.") and one the build has no code for
