@@ -84,20 +84,27 @@ DRIVER = [
     # symbol not found", "CUDA error: invalid device ordinal", TF's "Status: ..."), for the codes cuinit-error fixes
     ("cuda_status_text", _p(r"(?:(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)): |-> )("
                             r"named symbol not found|OS call failed or operation not supported on this OS|"
-                            r"invalid device ordinal|initialization error|unknown error)", "named symbol not found",
-                            "OS call failed", "invalid device ordinal", ": initialization error", ": unknown error",
-                            "-> unknown error")),
+                            r"invalid device ordinal|initialization error|unknown error|PTX JIT compiler library not "
+                            r"found|MPS client failed to connect|device doesn't have valid Grid license)",
+                            "named symbol not found", "OS call failed", "invalid device ordinal",
+                            ": initialization error", ": unknown error", "-> unknown error", "PTX JIT compiler library",
+                            "MPS client failed to connect", "valid Grid license")),
     # PyTorch's wording of cudaErrorInitializationError from the first device count (c10/cuda/CUDAFunctions.cpp)
     ("cuda_unknown", _p(r"CUDA driver initialization failed, you might not have a CUDA gpu")),
     # the driver older than what a program's CUDA needs, in XLA's words (its PTX compiler newer than the driver: the
     # driver answered, so no WSL paravirtualisation problem) and the driver's for PTX from a newer CUDA
     # (CUDA_ERROR_UNSUPPORTED_PTX_VERSION 222, "the provided PTX was compiled with an unsupported toolchain", as JAX,
     # Triton and numba print it)
-    ("driver_older_than_ptx", _p(r"(The NVIDIA driver's CUDA version is [\d.\n]{2,12} which is older than the "
+    ("driver_older", _p(r"(The NVIDIA driver's CUDA version is [\d.\n]{2,12} which is older than the "
                                r"(?:ptxas CUDA version|PTX compiler version)|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
                                r"cudaErrorUnsupportedPtxVersion|the provided PTX was compiled with an unsupported "
                                r"toolchain)", "The NVIDIA driver's CUDA version is", "UNSUPPORTED_PTX_VERSION",
                                "UnsupportedPtxVersion", "PTX was compiled with an unsupported toolchain", span=True)),
+    # the runtime's cudaErrorCallRequiresNewerDriver (36): the program calls an API the installed driver lacks
+    ("driver_older", _p(r"(cudaErrorCallRequiresNewerDriver|API call is not supported in the installed CUDA driver)",
+                        "cudaErrorCallRequiresNewerDriver", "API call is not supported in the installed CUDA driver")),
+    # nvidia-smi's NVML start in nvmlErrorString's words for NVML_ERROR_DRIVER_NOT_LOADED
+    ("nvml_init", _p(r"Failed to initialize NVML: (Driver Not Loaded)")),
     # PyTorch's capability checks (torch/cuda/__init__.py _check_capability): a GPU below the build's oldest
     # architecture ("Found GPU0 %s which is of cuda capability %d.%d. PyTorch no longer supports this GPU because it is
     # too old. The minimum cuda capability supported by this library is %d.%d.") and one the build has no code for
