@@ -110,6 +110,9 @@ DRIVER = [
     # too old. The minimum cuda capability supported by this library is %d.%d.") and one the build has no code for
     ("gpu_ignored", _p(r"which is of cuda capability (\d{1,2}\.\d)")),
     ("min_capability", _p(r"minimum cuda capability supported by this library is (\d{1,2}\.\d)")),
+    # cuDNN's and cuBLAS's status for a GPU older than their oldest architecture (cuDNN 9: _NOT_SUPPORTED_ARCH_MISMATCH)
+    ("arch_mismatch", _p(r"(CUDNN_STATUS_(?:NOT_SUPPORTED_)?ARCH_MISMATCH|CUBLAS_STATUS_ARCH_MISMATCH)",
+                         "ARCH_MISMATCH")),
     ("arch_not_built", _p(r"with CUDA capability (sm_\d{2,3}) is not compatible with the current PyTorch installation",
                           "is not compatible with the current PyTorch")),
     # out of GPU memory in PyTorch's (CUDACachingAllocator), JAX/XLA's and the runtime's words
@@ -117,6 +120,8 @@ DRIVER = [
     ("oom", _p(r"(CUDA out of memory\. Tried to allocate [^\n]{0,120}|OutOfMemoryError: CUDA out of memory|"
                r"Out of memory while trying to allocate [^\n]{0,60}|(?:CUDA error|Status|[Ee]rror 2): out of memory)",
                "CUDA out of memory", "Out of memory while trying", ": out of memory")),
+    # TF's and XLA's asm_compiler when the ptxas it found cannot be started ("Failed to launch ptxas")
+    ("ptxas", _p(r"(Failed to launch ptxas[^\n]{0,120})", "Failed to launch ptxas")),
     # SIGILL in Simplified Chinese (bash's and glibc's zh_CN: "非法指令 (核心已转储)", "Illegal instruction (core
     # dumped)")
     ("illegal_instruction", _p(r"(非法指令)", "非法指令")),
