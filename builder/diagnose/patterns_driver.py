@@ -89,6 +89,8 @@ DRIVER = [
                             "named symbol not found", "OS call failed", "invalid device ordinal",
                             ": initialization error", ": unknown error", "-> unknown error", "PTX JIT compiler library",
                             "MPS client failed to connect", "valid Grid license")),
+    # PyTorch's _lazy_init in a child of a process that had started CUDA (torch/cuda/__init__.py): CUDA after fork()
+    ("cuda_status_text", _p(r"Cannot re-initialize CUDA in forked (subprocess)")),
     # PyTorch's wording of cudaErrorInitializationError from the first device count (c10/cuda/CUDAFunctions.cpp)
     ("cuda_unknown", _p(r"CUDA driver initialization failed, you might not have a CUDA gpu")),
     # the driver older than what a program's CUDA needs, in XLA's words (its PTX compiler newer than the driver: the

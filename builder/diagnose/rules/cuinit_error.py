@@ -69,6 +69,7 @@ _CODES = {"34": "CUDA_ERROR_STUB_LIBRARY", "802": "CUDA_ERROR_SYSTEM_NOT_READY",
 _TEXTS = {"named symbol not found": "CUDA_ERROR_NOT_FOUND", "invalid device ordinal": "CUDA_ERROR_INVALID_DEVICE",
           "OS call failed or operation not supported on this OS": "CUDA_ERROR_OPERATING_SYSTEM",
           "initialization error": "CUDA_ERROR_NOT_INITIALIZED", "unknown error": "CUDA_ERROR_UNKNOWN",
+          "re-initialize CUDA in forked": "CUDA_ERROR_NOT_INITIALIZED",
           "PTX JIT compiler library not found": "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
           "MPS client failed to connect": "CUDA_ERROR_MPS_CONNECTION_FAILED",
           "device doesn't have valid Grid license": "CUDA_ERROR_DEVICE_NOT_LICENSED"}
