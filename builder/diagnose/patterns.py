@@ -5,12 +5,14 @@ a pattern matches the stable part of a message (what the program's format string
 wording. Every pattern starts with a literal or names its needles: the parser scans the text for those
 literals first and runs the pattern on the lines that hold one (see builder.diagnose.parse). WSL's messages
 are in builder.diagnose.patterns_wsl, the container runtimes' in builder.diagnose.patterns_container, the
-driver's kernel side in builder.diagnose.patterns_driver.
+driver's kernel side in builder.diagnose.patterns_driver, the library loaders' (every framework's and system
+loader's words for a library that did not load) in builder.diagnose.patterns_loader.
 """
 
 from builder.diagnose.needles import pattern as _p
 from builder.diagnose.patterns_container import CONTAINER
 from builder.diagnose.patterns_driver import DRIVER
+from builder.diagnose.patterns_loader import LOADER
 from builder.diagnose.patterns_wsl import WSL
 
 _CI = ("hostedtoolcache", "##[error]", "/home/runner/work/", "/home/travis/")
@@ -19,43 +21,7 @@ _TF_NEEDLES = ("low-", "low=", "low_", "low (", "low v", "low V", "low 1.", "low
 _TF_VERSION = r"(?:==|-| \(| [Vv]ersion:? | v| )(\d\.\d{1,2}(?:\.\d{1,2})?(?:rc\d)?)\b"
 
 # (kind, pattern). Groups are kept per event; see Log for what each kind's groups mean.
-PATTERNS = [
-    # library loading
-    ("load_fail", _p(r"Could not (?:load dynamic|dlopen)\s+library\s+'([^'\s]{1,200})'"
-                     r"(?:;\s*dlerror:\s*([^\n]{0,2000}))?", "Could not load dynamic", "Could not dlopen", span=True)),
-    ("load_fail", _p(r"Could not find '([\w.-]{1,100}\.dll)'")),
-    ("load_fail", _p(r"Could not find the DLL\(s\) '([^'\n]{1,200})'")),
-    # the same self_check message as a translated traceback prints it ("... DLL ( s) 'msvcp140.dll hoặc ...'")
-    ("load_fail", _p(r"DLL ?\( ?s\) '([^'\n]{1,200}\.dll)'", "DLL ( s) '", "DLL (s) '", "DLL( s) '")),
-    ("load_fail", _p(r"Could not locate (\w{1,60}\.dll)")),
-    ("load_fail", _p(r"Could not load library (\w{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4}))")),
-    # CTranslate2's own dlopen/LoadLibrary wrapper (faster-whisper, whisperX): "Library cublas64_12.dll is not found or
-    # cannot be loaded", "Library libcublas.so.12 is not found or cannot be loaded"
-    ("load_fail", _p(r"Library ([\w.+-]{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4})) is not found or cannot be loaded",
-                     "is not found or cannot be loaded")),
-    ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.? ")),
-    ("load_fail", _p(r"Unable to load ([\w.-]{1,100}\.dll)")),
-    ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4}): cannot open shared object file",
-                      'cannot open shared object file')),
-    ("dll_missing", _p(r"([\w-]{1,60}\.dll) (?:not found|was not found|is missing)",
-                       '.dll not found', '.dll was not found', '.dll is missing')),
-    ("win_error_126", _p(r"(?:[Ee]rror code|WinError) 126", 'rror code 126', 'WinError 126')),
-    ("dll_load_failed", _p(r"DLL load failed(?: while importing (\w{1,80}))?:?\s*([^\n]{0,300})")),
-    ("native_runtime", _p(r"Failed to load the native TensorFlow runtime")),
-    ("opened", _p(r"[Ss]uccessfully opened (?:dynamic|CUDA) library ([\w.+-]{1,100})", 'uccessfully opened')),
-    ("cannot_dlopen", _p(r"Cannot dlopen some GPU libraries")),
-    ("trt_missing", _p(r"(Could not find TensorRT|Cannot dlopen some TensorRT libraries)", "TensorRT")),
-    ("skipping", _p(r"Skipping registering GPU devices")),
-    ("cudart_stub", _p(r"Ignore above cudart dlerror")),
-    # bitsandbytes 0.37-0.41 (cuda_setup/main.py): no libcudart.so in LD_LIBRARY_PATH or the other environment
-    # paths; it then searches /usr/local/cuda/lib64 and says what it found there ("Possible options found for", "CUDA
-    # runtime path found", "Loading binary")
-    ("bnb_runtime_missing", _p(r"WARNING! (libcudart\.so|CUDA runtime files) not found in any environmental path",
-                               "not found in any environmental path")),
-    ("bnb_runtime_found", _p(r"(?:Possible options found for libcudart|CUDA runtime path found|CUDA SETUP: Loading "
-                             r"binary)", "Possible options found", "runtime path found", "Loading binary")),
-    # TF 2.14+ says this instead of naming libcuda.so.1 when no driver is installed
-    ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
+PATTERNS = LOADER + [
     # the driver
     ("cuinit", _p(r"failed call to cuInit:\s*([^\n]{0,300})")),
     ("no_driver_running", _p(r"kernel driver does not appear to be running on this host \(([^)\n]{0,100})\)"
@@ -101,7 +67,9 @@ PATTERNS = [
     # the `cuda` / `cuda-X-Y` meta packages depend on cuda-drivers: NVIDIA's WSL guide says never to install them there
     ("linux_driver_pkg", _p(r"(?m)apt(?:-get)? (?:-y )?install (?:-y )?(cuda(?:-1\d-\d)?)(?: -y)?\s*$", "install cuda",
                             "install -y cuda")),
-    ("win32_app", _p(r"is not a valid Win32 application")),
+    # ERROR_BAD_EXE_FORMAT (193) in Windows' English and Chinese words
+    ("win32_app", _p(r"(?:is not a valid Win32 application|不是有效的 ?Win32 ?应用程序)", "is not a valid Win32",
+                     "不是有效的")),
     ("gpu_access_blocked", _p(r"GPU access blocked by the operating system")),
     # the GPU
     ("device", _p(r"name: ([^\n]{1,80}?) computeCapability: (\d{1,2}\.\d)", 'computeCapability')),

@@ -4,8 +4,10 @@ which CUDA a library name belongs to. Rules, not tables: the tables live in matr
 import re
 
 _NUMBER = re.compile(r"\d+")
-_SONAME = re.compile(r"lib(\w+?)\.so\.([\d.]+)$")
-_DLL = re.compile(r"([A-Za-z]+?)64_(\d+(?:\.\d+)*)\.dll$", re.IGNORECASE)
+# lib<family>.so.<version>; families may carry '_' and '-' (libcudnn_ops.so.9, libnvrtc-builtins.so.11.8)
+_SONAME = re.compile(r"lib([\w-]+?)\.so\.([\d.]+)$")
+# <family>64_<version>.dll: cudart64_110.dll, cudnn_ops64_9.dll, cudnn_cnn_infer64_8.dll, nvrtc-builtins64_121.dll
+_DLL = re.compile(r"([A-Za-z][\w-]*?)64_(\d+(?:\.\d+)*)\.dll$", re.IGNORECASE)
 
 
 def vkey(version):
@@ -96,23 +98,29 @@ def cuda_of_runtime(name):
 def cuda_of_library(name):
     """The CUDA release a library name pins down, '' when it fits several: every cudart name, every CUPTI name
     (libcupti.so.11.2 is 11.2), and the other CUDA libraries while their names still carried the toolkit
-    (CUDA <= 10.0: libcublas.so.10.0, cufft64_100.dll). libcublas.so.10 or cusolver64_10.dll (CUDA 10.1 and
+    (CUDA <= 10.0: libcublas.so.10.0, cufft64_100.dll); NVRTC's builtins name their toolkit too
+    (libnvrtc-builtins.so.11.8, nvrtc-builtins64_121.dll). libcublas.so.10 or cusolver64_10.dll (CUDA 10.1 and
     10.2) and libcufft.so.10 (CUDA 10.1 to 11.x) say no release; cuBLAS 11 and 12 say their major (11.x, 12.x)."""
     fam = family(name)
     if fam == "cudart":
         return cuda_of_runtime(name)
     suffix = version_suffix(name)
-    if fam in ("cublas", "cublaslt") and suffix.isdigit() and 11 <= int(suffix) <= 30:  # 70-99: CUDA 7-9 names
+    if fam in _MAJOR_IS_TOOLKIT and suffix.isdigit() and 11 <= int(suffix) <= 30:  # 70-99: CUDA 7-9 names
         return f"{suffix}.x"  # since CUDA 11 cuBLAS's major is the toolkit's: cublas64_12.dll ships with CUDA 12.x
     toolkit = _toolkit_of_suffix(suffix)
     if not toolkit or fam not in _CUDA_FAMILIES + ("cupti",):
         return ""
-    if fam in ("cupti", "nvrtc") or toolkit <= (10, 0):
+    if fam in ("cupti", "nvrtc", "nvrtc-builtins",
+                  "nvjitlink") or toolkit <= (10, 0):
         return "{}.{}".format(*toolkit)
     return ""
 
 
-_CUDA_FAMILIES = ("cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "nvrtc")
+# libraries whose one-part soname (or DLL suffix) is the toolkit's major since CUDA 11: libcublas.so.12,
+# libnvrtc.so.12 and libnvJitLink.so.12 ship with CUDA 12.x (cuFFT, cuSOLVER, cuSPARSE keep their own majors)
+_MAJOR_IS_TOOLKIT = ("cublas", "cublaslt", "nvrtc", "nvjitlink")
+_CUDA_FAMILIES = ("cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "nvrtc", "nvrtc-builtins",
+                  "nvjitlink")
 
 
 def same_library(a, b):

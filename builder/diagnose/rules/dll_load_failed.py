@@ -1,6 +1,8 @@
 """`ImportError: DLL load failed` on Windows with nothing more specific in the log. Its usual cause is the
 Visual C++ runtime (the same cause as a named msvcp140.dll), so it carries that id; the fix lists the rest in
-order of likelihood. (A 32-bit Python, "%1 is not a valid Win32 application", is python-unsupported.)"""
+order of likelihood. (A 32-bit Python, "%1 is not a valid Win32 application", is python-unsupported.) PyTorch's
+own words for one of its DLLs ('Error loading "...\\torch\\lib\\c10.dll" or one of its dependencies') get PyTorch's
+advice; Windows' ERROR_COMMITMENT_LIMIT (1455, the paging file too small) is not a missing DLL and gets none."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -10,10 +12,20 @@ ID = "msvc-runtime"
 
 
 def check(log, ctx):
-    if not log.has("dll_load_failed", "win_error_126") or log.has("win32_app"):
+    if not log.has("dll_load_failed", "win_error_126", "error_loading_dll") or log.has("win32_app", "paging_file"):
         return None
     if ctx.platform.value not in ("windows", ""):
         return None
+    torch = log.first("error_loading_dll")
+    if torch and not log.has("dll_load_failed"):
+        dll = torch.groups[0]
+        cause = t("Windows could not load PyTorch's {dll} or a DLL it needs; most often that is the Microsoft Visual "
+                  "C++ runtime, which PyTorch's DLLs need in a recent version.", dll=dll)
+        fix = t("install the latest x64 Microsoft Visual C++ Redistributable 2015-2022 (vc_redist.x64.exe) and open a "
+                "new terminal; if it persists, reinstall torch in that environment (`pip install --force-reinstall "
+                "torch`, the index URL of the CUDA build you want): its CUDA and cuDNN DLLs come inside the wheel, so "
+                "a CUDA toolkit on PATH does not replace them")
+        return Finding(ID, t("PyTorch's {dll} failed to load", dll=dll), [torch.line], cause, fix, "", rank=85)
     evidence = [ev for kind in ("dll_load_failed", "win_error_126", "native_runtime") for ev in log.all(kind)[:1]]
     cause = t("Windows could not load _pywrap_tensorflow_internal or a DLL it needs, and the log does not say which; "
               "most often it is the Microsoft Visual C++ runtime.")

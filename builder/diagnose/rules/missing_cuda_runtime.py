@@ -3,6 +3,7 @@
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.parse import split_dlerror
+from builder.diagnose.rules import _programs
 from builder.diagnose.rules._common import (
     WIN_TOOLKIT,
     cuda_for_tf,
@@ -13,10 +14,12 @@ from builder.diagnose.rules._common import (
     wsl_lib,
 )
 from builder.diagnose.rules._gpu import gpu_expected
+from builder.diagnose.rules._programs import cuda_of, other_program, runtime_fix
 from builder.diagnose.versions import family, vkey
 
 ID = "missing-cuda-runtime"
-FAMILIES = ("cudart", "cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "nvrtc", "nvjitlink")
+FAMILIES = ("cudart", "cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "nvrtc", "nvrtc-builtins",
+            "nvjitlink", "nccl")
 
 
 def missing(log):
@@ -26,8 +29,13 @@ def missing(log):
 def check(log, ctx):
     found = missing(log)
     if not found:
-        return _unnamed(log, ctx) or _bitsandbytes(log, ctx)
+        named = _programs.finding(log, ctx)
+        return ((named if named and named.id == ID else None) or _mixed_copies(log, ctx) or _unnamed(log, ctx)
+                or _bitsandbytes(log, ctx))
     names = [n for n, _ in found]
+    program = other_program(log, found)
+    if program:
+        return _of_program(program, found, ctx)
     cuda = cuda_for_tf(ctx)
     tf = t("TF {tf}", tf=ctx.tf.value) if ctx.tf else t("This TensorFlow")
     if len(names) == 1:
@@ -46,6 +54,15 @@ def check(log, ctx):
         fix = _linux_fix(found, ctx, cuda) + ("; " + _stand_in_fix(ctx, present, stand) if stand else "")
     return Finding(ID, t("TensorFlow cannot load the CUDA {cuda} libraries: {names}", cuda=cuda or t("runtime"),
                          names=", ".join(names)), [ev.line for _, ev in found], cause, fix, tfenv_way(ctx), rank=32)
+
+
+def _of_program(program, found, ctx):
+    names = [n for n, _ in found]
+    cuda = ctx.cuda_wanted.value or cuda_of(names)
+    cause = t("{program} loads the CUDA libraries it was built with by exact name ({names}); they are not installed, "
+              "or not where the loader looks.", program=program, names=", ".join(names))
+    return Finding(ID, t("{program} cannot load CUDA libraries: {names}", program=program, names=", ".join(names)),
+                   [ev.line for _, ev in found], cause, runtime_fix(ctx, program, names, cuda), "", rank=32)
 
 
 def _stand_in_fix(ctx, present, stand):
@@ -91,6 +108,32 @@ def _linux_fix(found, ctx, cuda):
     if ctx.container:
         fix += "; " + t("in a container, build the image on one that has CUDA {release} and cuDNN", release=release)
     return fix
+
+
+def _mixed_copies(log, ctx):
+    """glibc's undefined symbol / version not found between two CUDA libraries: two CUDA copies are mixed."""
+    pairs = [(ev, ev.groups[0], ev.groups[2] or "", ev.groups[1]) for ev in log.all("undefined_symbol")]
+    pairs += [(ev, ev.groups[1], ev.groups[0], "") for ev in log.all("symbol_version")]
+    hit = [p for p in pairs if family(p[1]) in FAMILIES or family(p[1]).startswith("cudnn")
+           or (p[2] and family(p[2]) in FAMILIES)]
+    if not hit or ctx.windows:
+        return None
+    ev, lib, other, symbol = hit[0]
+    mixed = t("two CUDA installations are mixed, usually a system CUDA on LD_LIBRARY_PATH ahead of the environment's "
+              "own NVIDIA libraries")
+    if symbol and other:
+        cause = t("{lib} needs the symbol {symbol} of {other}, which the copy it found lacks: {mixed}.", lib=lib,
+                  symbol=symbol, other=other, mixed=mixed)
+    elif symbol:
+        cause = t("{lib} needs the symbol {symbol}, which the libraries it found lack: {mixed}.", lib=lib,
+                  symbol=symbol, mixed=mixed)
+    else:
+        cause = t("{lib} needs a newer {other} than the one it found: {mixed}.", lib=lib, other=other, mixed=mixed)
+    fix = t("let the loader find one CUDA: remove the other CUDA's folder from LD_LIBRARY_PATH (or `unset "
+            "LD_LIBRARY_PATH`) so that {lib} and what it links come from one release (the same nvidia-*-cu wheels or "
+            "the same toolkit); `pip install -U` the wheel that provides the older one", lib=lib)
+    return Finding(ID, t("Two CUDA copies are mixed ({lib})", lib=lib), [ev.line], cause, fix, tfenv_way(ctx),
+                   rank=32)
 
 
 def _unnamed(log, ctx):

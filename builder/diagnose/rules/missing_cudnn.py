@@ -1,11 +1,23 @@
-"""TF could not load cuDNN (libcudnn.so.N / cudnn64_N.dll), or says the DNN library is not found."""
+"""TF (or another program that loads cuDNN by name) could not load cuDNN (libcudnn.so.N / cudnn64_N.dll, cuDNN's
+own sub-libraries), or says the DNN library is not found. The major version comes from the names: cuDNN 8's
+sub-libraries are cudnn_ops_infer / cudnn_cnn_infer, cuDNN 9's cudnn_ops / cudnn_cnn / cudnn_graph."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
+from builder.diagnose.rules import _programs
 from builder.diagnose.rules._common import cuda_for_tf, cudnn_for_tf, tfenv_way
 from builder.diagnose.versions import family, version_suffix
 
 ID = "missing-cudnn"
+# the cuDNN a major version stands for when TF's own does not say, and the CUDA it goes with (TF's tested
+# configurations: cuDNN 7.6 with CUDA 10.1, 8.1 with 11.2; cuDNN 9 is built for CUDA 12 and 11.8)
+_RELEASE = {"7": ("7.6", "10.1"), "8": ("8.1", "11.2"), "9": ("9", "12")}
+_SET = {
+    "8": ("cudnn64_8.dll, cudnn_ops_infer64_8.dll, cudnn_cnn_infer64_8.dll",
+          "libcudnn.so.8, libcudnn_ops_infer.so.8, libcudnn_cnn_infer.so.8"),
+    "9": ("cudnn64_9.dll, cudnn_ops64_9.dll, cudnn_cnn64_9.dll, cudnn_graph64_9.dll",
+          "libcudnn.so.9, libcudnn_ops.so.9, libcudnn_cnn.so.9, libcudnn_graph.so.9"),
+}
 
 
 def not_loaded(log, ctx):
@@ -17,33 +29,56 @@ def not_loaded(log, ctx):
 
 def check(log, ctx):
     found = not_loaded(log, ctx)
-    if not found and not log.has("dnn_not_found"):
-        return None
-    lines = [ev.line for _, ev in found] + [ev.line for ev in log.all("dnn_not_found")[:1]]
-    major = version_suffix(found[0][0]) if found else ""
-    cudnn = cudnn_for_tf(ctx)
-    if not cudnn or (major and not cudnn.startswith(major)):
-        cudnn = {"7": "7.6", "8": "8.1"}.get(major, major or "8")
-    cuda = cuda_for_tf(ctx) or ("10.1" if major == "7" else "11.2")
-    cause = t("cuDNN is not part of the CUDA toolkit: TF wants cuDNN {cudnn} (for CUDA {cuda}) and it is not "
-              "installed or not where the loader looks.", cudnn=cudnn, cuda=cuda)
+    others = log.all("dnn_not_found")[:1] + log.all("cudnn_no_symbol")[:1]
+    if not found and not others:
+        named = _programs.finding(log, ctx)
+        return named if named and named.id == ID else None
+    lines = [ev.line for _, ev in found] + [ev.line for ev in others]
+    major = next((version_suffix(n).split(".")[0] for n, _ in found if version_suffix(n)), "")
+    program = _programs.other_program(log, found)
+    cudnn = "" if program else cudnn_for_tf(ctx)
+    if program:  # its own cuDNN major, for the CUDA major its other libraries (or that cuDNN) go with
+        cudnn = major or "8"
+        cuda = (ctx.cuda_wanted.value or _RELEASE.get(cudnn, ("", "12"))[1]).split(".")[0]
+    elif not cudnn or (major and not cudnn.startswith(major)):
+        cudnn, cuda = _RELEASE.get(major, (major or "8", "11.2"))
+    else:
+        cuda = cuda_for_tf(ctx) or _RELEASE.get(major, ("", "11.2"))[1]
+    major = major or cudnn.split(".")[0]
+    if program:
+        cause = t("cuDNN is not part of the CUDA toolkit: {program} wants cuDNN {cudnn} (for CUDA {cuda}) and it is "
+                  "not installed or not where the loader looks.", program=program, cudnn=cudnn, cuda=cuda)
+    else:
+        cause = t("cuDNN is not part of the CUDA toolkit: TF wants cuDNN {cudnn} (for CUDA {cuda}) and it is not "
+                  "installed or not where the loader looks.", cudnn=cudnn, cuda=cuda)
     if major == "7":
         cause += " " + t("cuDNN 8 does not stand in for libcudnn 7 (its API changed: a renamed or linked copy fails).")
-    if ctx.windows:
-        fix = t("download cuDNN {cudnn} for CUDA {cuda} (NVIDIA login), unzip it and add its bin folder to PATH (or "
-                "copy cudnn64_{major}.dll into the CUDA bin folder), then open a new terminal", cudnn=cudnn, cuda=cuda,
-                major=major or "8")
+    if program and not ctx.windows and major != "7":
+        fix = t("install cuDNN {cudnn} for CUDA {cuda} in that environment: `pip install nvidia-cudnn-cu{cuda}` (then "
+                "its site-packages/nvidia/cudnn/lib on LD_LIBRARY_PATH) or NVIDIA's libcudnn{cudnn} package",
+                cudnn=cudnn, cuda=cuda.split(".")[0])
     else:
-        fix = t("install cuDNN {cudnn} for CUDA {cuda}: NVIDIA's libcudnn{major} package, or copy its "
-                "libcudnn.so.{major}* into /usr/local/cuda-{cuda}/lib64 and run `sudo ldconfig`", cudnn=cudnn,
-                cuda=cuda, major=major or "8")
-        if major != "7":
-            fix += "; " + t("or `pip install nvidia-cudnn-cu11` (8.x with minor >= TF's) and add "
-                            "site-packages/nvidia/cudnn/lib to LD_LIBRARY_PATH")
-    if any(family(n).startswith("cudnn_") for n, _ in found):
-        names = ("cudnn64_8.dll, cudnn_ops_infer64_8.dll, cudnn_cnn_infer64_8.dll" if ctx.windows else
-                 "libcudnn.so.8, libcudnn_ops_infer.so.8, libcudnn_cnn_infer.so.8")
-        fix += "; " + t("cuDNN 8 is a set of libraries ({names}, ...): install the whole set from one cuDNN release, "
-                        "not single files", names=names)
-    return Finding(ID, t("TensorFlow cannot load cuDNN {cudnn}", cudnn=cudnn), lines, cause, fix, tfenv_way(ctx),
-                   rank=36)
+        fix = _fix(ctx, cudnn, cuda, major)
+    if major in _SET and (any(family(n).startswith("cudnn_") for n, _ in found) or log.has("cudnn_no_symbol")):
+        names = _SET[major][0 if ctx.windows else 1]
+        fix += "; " + t("cuDNN {major} is a set of libraries ({names}, ...): install the whole set from one cuDNN "
+                        "release, not single files", major=major, names=names)
+    title = (t("{program} cannot load cuDNN {cudnn}", program=program, cudnn=cudnn) if program else
+             t("TensorFlow cannot load cuDNN {cudnn}", cudnn=cudnn))
+    return Finding(ID, title, lines, cause, fix, "" if program else tfenv_way(ctx), rank=36)
+
+
+def _fix(ctx, cudnn, cuda, major):
+    if ctx.windows:
+        return t("download cuDNN {cudnn} for CUDA {cuda} (NVIDIA login), unzip it and add its bin folder to PATH (or "
+                 "copy cudnn64_{major}.dll into the CUDA bin folder), then open a new terminal", cudnn=cudnn,
+                 cuda=cuda, major=major)
+    fix = t("install cuDNN {cudnn} for CUDA {cuda}: NVIDIA's libcudnn{major} package, or copy its libcudnn.so.{major}* "
+            "into /usr/local/cuda-{cuda}/lib64 and run `sudo ldconfig`", cudnn=cudnn, cuda=cuda, major=major)
+    if major == "9":
+        return fix + "; " + t("or `pip install nvidia-cudnn-cu12` and add site-packages/nvidia/cudnn/lib to "
+                              "LD_LIBRARY_PATH")
+    if major != "7":
+        fix += "; " + t("or `pip install nvidia-cudnn-cu11` (8.x with minor >= TF's) and add "
+                        "site-packages/nvidia/cudnn/lib to LD_LIBRARY_PATH")
+    return fix

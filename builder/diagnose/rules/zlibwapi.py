@@ -3,14 +3,15 @@
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import tfenv_way
-from builder.diagnose.versions import family, vkey
+from builder.diagnose.versions import family, version_suffix, vkey
 
 ID = "zlibwapi"
 
 
 def check(log, ctx):
     named = [ev for n, ev in log.failed_libraries() if family(n) == "zlibwapi"]
-    sub = [ev for n, ev in log.failed_libraries() if family(n).startswith("cudnn_")]
+    # cuDNN 8's sub-libraries only: cuDNN 9 (cudnn_ops64_9.dll) carries zlib itself
+    sub = [ev for n, ev in log.failed_libraries() if family(n).startswith("cudnn_") and version_suffix(n)[:1] == "8"]
     loaded = log.first("cudnn_loaded")
     zlib_era = loaded and (8300 <= int(loaded.groups[0]) < 8900)
     # error 126 is a missing dependency of the named DLL: when the log names a missing cuBLAS (what cuDNN's

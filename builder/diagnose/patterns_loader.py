@@ -1,0 +1,107 @@
+"""The library loaders' messages: a library (an NVIDIA one, or one a framework needs) that did not load, in the
+words of every loader and framework that prints it: glibc's dlerror (English and zh_CN), the Windows loader and
+FormatMessage texts (English and Simplified Chinese) as CPython, ctypes and the loader dialog show them, TF's
+dso_loader and self_check, cuDNN's own sub-library loader (8 and 9), PyTorch, ONNX Runtime, CTranslate2, JAX,
+PaddlePaddle, NVRTC and bitsandbytes. Sources: builder/diagnose/rules/SOURCES.md."""
+
+from builder.diagnose.needles import pattern as _p
+
+# (kind, pattern): load_fail's groups are (library, the loader's reason or None); so_missing / dll_missing name the
+# library alone (builder.diagnose.parse.Log.failed_libraries reads all three)
+LOADER = [
+    ("load_fail", _p(r"Could not (?:load dynamic|dlopen)\s+library\s+'([^'\s]{1,200})'"
+                     r"(?:;\s*dlerror:\s*([^\n]{0,2000}))?", "Could not load dynamic", "Could not dlopen", span=True)),
+    ("load_fail", _p(r"Could not find '([\w.-]{1,100}\.dll)'")),
+    ("load_fail", _p(r"Could not find the DLL\(s\) '([^'\n]{1,200})'")),
+    # the same self_check message as a translated traceback prints it ("... DLL ( s) 'msvcp140.dll hoặc ...'")
+    ("load_fail", _p(r"DLL ?\( ?s\) '([^'\n]{1,200}\.dll)'", "DLL ( s) '", "DLL (s) '", "DLL( s) '")),
+    ("load_fail", _p(r"Could not locate (\w{1,60}\.dll)")),
+    ("load_fail", _p(r"Could not load library (\w{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4}))")),
+    # CTranslate2's own dlopen/LoadLibrary wrapper (faster-whisper, whisperX): "Library cublas64_12.dll is not found or
+    # cannot be loaded", "Library libcublas.so.12 is not found or cannot be loaded"
+    ("load_fail", _p(r"Library ([\w.+-]{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4})) is not found or cannot be loaded",
+                     "is not found or cannot be loaded")),
+    ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.? ")),
+    ("load_fail", _p(r"Unable to load ([\w.-]{1,100}\.dll)")),
+    # glibc's dlerror (elf/dl-load.c N_("cannot open shared object file")), also as zh_CN.po translates it
+    ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4})(?:: cannot open shared object file|\s?[:：]\s?"
+                      r"无法打开共享对象文件)", 'cannot open shared object file', '无法打开共享对象文件')),
+    # glibc's symbol lookup (elf/dl-lookup.c "undefined symbol: %s%s%s", with ", version %s") and version check
+    # (elf/dl-version.c "version `%s' not found (required by %s)"): a library loaded beside another copy of the one
+    # it was built with
+    ("undefined_symbol", _p(r"(lib[\w+-]{1,60}\.so(?:\.\d{1,6}){0,4}): undefined symbol: (\w{1,120})(?:, version "
+                            r"(lib[\w+-]{1,60}\.so[\d.]{0,12}))?", "undefined symbol: ")),
+    ("symbol_version", _p(r"version `([\w.+-]{1,60})' not found \(required by (?:[^)\n]{0,260}/)?"
+                          r"(lib[\w+-]{1,60}\.so[\d.]{0,12})\)", "' not found (required by")),
+    # CPython's ctypes on Windows (3.8+): "Could not find module '%s' (or one of its dependencies)"
+    ("load_fail", _p(r"Could not find module '(?:[^'\n]{0,260}[\\/])?([\w.+-]{1,100}\.dll)' \(or one of its",
+                     "Could not find module '")),
+    # the Windows loader's dialog in Chinese: "由于找不到 %s，无法继续执行代码", "因为计算机中丢失 %s"
+    ("dll_missing", _p(r"(?:由于找不到|计算机中丢失)\s?([\w.+-]{1,100}\.dll)", "由于找不到", "计算机中丢失")),
+    # cuDNN 9's own loader for its sub-libraries: "Unable to load any of {libcudnn_ops.so.9.1.0, ...}"
+    ("load_fail", _p(r"Unable to load any of \{([\w+-]{1,60}\.(?:so[\d.]{0,12}|dll))", "Unable to load any of {")),
+    # ... then the symbol it wanted: cuDNN's front library without its sub-libraries
+    ("cudnn_no_symbol", _p(r"Invalid handle\. Cannot load symbol (cudnn\w{1,60})", "Cannot load symbol cudnn")),
+    # PyTorch's preload of its CUDA wheels (torch/__init__.py _preload_cuda_deps): "libcublas.so.*[0-9] not found in
+    # the system path [...]"
+    ("load_fail", _p(r"(lib[\w+-]{1,40}\.so)\.\*\[0-9\](?:\.\*)? not found in the system path",
+                     "not found in the system path")),
+    # NVRTC compiling a kernel at run time (PyTorch, CuPy, JAX): "failed to open %s. Make sure that %s is installed"
+    ("load_fail", _p(r"nvrtc: error: failed to open ([\w.+-]{1,100}?\.(?:dll|so(?:\.\d{1,6}){0,3}))\.?(?:\s|$)",
+                     "nvrtc: error: failed to open")),
+    # PaddlePaddle's dynamic_loader.cc: "The third-party dynamic library (%s) that Paddle depends on is not configured
+    # correctly. (error code is %s)"; TensorRT's variant says "TensorRT dynamic library (%s)"
+    ("load_fail", _p(r"dynamic library \(([\w.+-]{1,100})\) that Paddle depends on is not configured correctly\."
+                     r"(?: \(error code is ([^\n]{0,300}?)\)\s*$)?", "that Paddle depends on")),
+    # ONNX Runtime on Windows (core/platform/windows/env.cc): LoadLibrary's error and FormatMessage's text
+    ("loadlibrary_failed", _p(r'LoadLibrary failed with error (\d{1,5})(?: "([^"\n]{0,200})")? when trying to load '
+                              r'"?(?:[^"\n]{0,260}[\\/])?([\w.+-]{1,100}\.dll)', "LoadLibrary failed with error")),
+    # ONNX Runtime's python bindings when the CUDA provider did not load (onnxruntime_pybind_state.cc); 1.18+ name
+    # the majors it needs
+    ("ort_cuda_provider", _p(r"(?:Failed to create CUDAExecutionProvider\.(?: Require cuDNN (\d{1,2})\.\* and CUDA "
+                             r"(\d{1,2})\.\*)?|CUDA_PATH is set but CUDA wass?n'?t able to be loaded)",
+                             "Failed to create CUDAExecutionProvider", "CUDA_PATH is set but CUDA")),
+    # JAX's CUDA plugin checking the libraries it was built with: "Unable to load %s. Is it installed?"
+    ("jax_load", _p(r"Unable to load (CUDA|cuDNN|cuBLAS|cuFFT|cuSOLVER|cuSPARSE|cuPTI|NCCL|nvJitLink)\. Is it "
+                    r"installed\?", "Is it installed?")),
+    # ... and jaxlib's own check under it (jaxlib/cuda/versions_helpers.cc): "operation cusparseGetProperty(...)
+    # failed: The cuSPARSE library was not found."
+    ("jax_load", _p(r"\) failed: The (CUDA|cuDNN|cuBLAS|cuFFT|cuSOLVER|cuSPARSE|cuPTI|NCCL) library was not found",
+                    "library was not found")),
+    # PaddlePaddle 1.x: "Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion"
+    ("dnn_not_found", _p(r"Cannot load cudnn shared library")),
+    ("dll_missing", _p(r"([\w-]{1,60}\.dll) (?:not found|was not found|is missing)",
+                       '.dll not found', '.dll was not found', '.dll is missing')),
+    ("win_error_126", _p(r"(?:[Ee]rror code|WinError) 126", 'rror code 126', 'WinError 126')),
+    ("dll_load_failed", _p(r"DLL load failed(?: while importing (\w{1,80}))?:?\s*([^\n]{0,300})")),
+    ("native_runtime", _p(r"Failed to load the native TensorFlow runtime")),
+    ("opened", _p(r"[Ss]uccessfully opened (?:dynamic|CUDA) library ([\w.+-]{1,100})", 'uccessfully opened')),
+    ("cannot_dlopen", _p(r"Cannot dlopen some GPU libraries")),
+    ("trt_missing", _p(r"(Could not find TensorRT|Cannot dlopen some TensorRT libraries)", "TensorRT")),
+    ("skipping", _p(r"Skipping registering GPU devices")),
+    ("cudart_stub", _p(r"Ignore above cudart dlerror")),
+    # bitsandbytes 0.37-0.41 (cuda_setup/main.py): no libcudart.so in LD_LIBRARY_PATH or the other environment
+    # paths; it then searches /usr/local/cuda/lib64 and says what it found there ("Possible options found for", "CUDA
+    # runtime path found", "Loading binary")
+    ("bnb_runtime_missing", _p(r"WARNING! (libcudart\.so|CUDA runtime files) not found in any environmental path",
+                               "not found in any environmental path")),
+    ("bnb_runtime_found", _p(r"(?:Possible options found for libcudart|CUDA runtime path found|CUDA SETUP: Loading "
+                             r"binary)", "Possible options found", "runtime path found", "Loading binary")),
+    # TF 2.14+ says this instead of naming libcuda.so.1 when no driver is installed
+    ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
+    # the program that asked for the library when it is not TF: its own words or its package folder in a path
+    ("program", _p(r"(onnxruntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|is not found or cannot be "
+                   r"loaded|Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|jaxlib|jax_plugins|Is it "
+                   r"installed\?|[\\/]torch[\\/]|not found in the system path|nvrtc: error|CuPy failed|tensorflow)",
+                   "onnxruntime",
+                   "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx", "cannot be loaded",
+                   "Paddle depends on", "paddle", "Cannot load cudnn", "jaxlib", "jax_plugins", "Is it installed?",
+                   "torch", "not found in the system path", "nvrtc: error", "CuPy failed", "tensorflow")),
+    # ERROR_COMMITMENT_LIMIT (1455) in Windows' English and Chinese words: virtual memory, not a missing DLL
+    ("paging_file", _p(r"(WinError 1455|paging file is too small|页面文件太小)", "WinError 1455",
+                       "paging file is too small", "页面文件太小")),
+    # PyTorch on Windows (torch/__init__.py): the loader's error for one of its DLLs, then 'Error loading "%s" or one
+    # of its dependencies.'
+    ("error_loading_dll", _p(r'Error loading "(?:[^"\n]{0,260}[\\/])?([\w.+-]{1,100}\.dll)" or one of its '
+                             r'dependencies', 'Error loading "')),
+]

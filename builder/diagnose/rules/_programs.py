@@ -1,0 +1,100 @@
+"""Programs other than TF that load NVIDIA's libraries by name (ONNX Runtime, CTranslate2, JAX, PaddlePaddle,
+PyTorch): which one a log comes from, and their advice when a CUDA library or cuDNN did not load. Their fix is
+the program's own (the CUDA and cuDNN it was built for, its pip wheels), never TF's tested configuration or
+tensorflow[and-cuda]. The rule ids stay missing-cuda-runtime and missing-cudnn: the cause is the same."""
+
+from builder.diagnose.finding import Finding
+from builder.diagnose.i18n import t
+from builder.diagnose.versions import cuda_of_library
+
+# the words of the "program" events (builder.diagnose.patterns_loader) -> the program they belong to
+_PROGRAMS = (("onnx", "ONNX Runtime"), ("cudaexecutionprovider", "ONNX Runtime"), ("ctranslate2", "CTranslate2"),
+             ("whisper", "CTranslate2"), ("cannot be loaded", "CTranslate2"), ("paddle", "PaddlePaddle"),
+             ("cannot load cudnn shared", "PaddlePaddle"), ("nvrtc", "NVRTC"), ("cupy", "CuPy"),
+             ("jax", "JAX"), ("is it installed", "JAX"), ("torch", "PyTorch"), ("system path", "PyTorch"))
+RUNTIME, CUDNN = "missing-cuda-runtime", "missing-cudnn"
+
+
+def other_program(log, failures=()):
+    """The program other than TF whose loader failed, as the log names it; '' when the log is TF's or names none.
+    A program's own words on the line of a failure (CTranslate2's "is not found or cannot be loaded", ONNX Runtime's
+    provider bridge) win over a TF import elsewhere in the paste."""
+    lines = {ev.line for _, ev in failures}
+    own = [ev for ev in log.all("program") if ev.line in lines]
+    if not own and ("tensorflow" in [ev.groups[0].lower() for ev in log.all("program")]
+                    or log.has("dso_loader", "tf_version", "native_runtime", "cannot_dlopen")):
+        return ""
+    for ev in own + log.all("program"):
+        for key, program in _PROGRAMS:
+            if key in ev.groups[0].lower():
+                return program
+    return ""
+
+
+def cuda_of(names):
+    """The CUDA release the names pin down ('12.x', '11.8'), '' when none does."""
+    return next((cuda_of_library(n) for n in names if cuda_of_library(n)), "")
+
+
+def runtime_fix(ctx, program, names, cuda):
+    """Install the CUDA release the program was built for, where its loader looks."""
+    major = cuda.split(".")[0] if cuda else ""
+    release = t("CUDA {cuda}", cuda=cuda) if cuda else t("the CUDA release it was built for")
+    if ctx.windows:
+        fix = t("install {release} (the toolkit, or NVIDIA's pip wheels for it) so that {names} is on PATH: add the "
+                "folder that holds it to PATH, open a new terminal and check with `where {first}`", release=release,
+                names=", ".join(names), first=names[0])
+    else:
+        fix = t("install {release} ({names}) in that environment, as NVIDIA's pip wheels (nvidia-*-cu{major}, e.g. "
+                "`pip install nvidia-cublas-cu{major}`) or the toolkit, and put the folder that holds it on the loader "
+                "path: `export LD_LIBRARY_PATH=<that folder>${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}`; a CUDA of "
+                "another major version does not help", release=release, names=", ".join(names), major=major or "12")
+    extra = _program_note(program, ctx)
+    return fix + ("; " + extra if extra else "")
+
+
+def _program_note(program, ctx):
+    if program == "PyTorch":
+        return t("PyTorch's pip wheels bring these libraries along: reinstall torch with pip in that environment "
+                 "(`pip install --force-reinstall torch`, the index URL of the CUDA build you want) rather than "
+                 "adding a system CUDA")
+    if program == "JAX":
+        return t("`pip install -U \"jax[cuda12]\"` brings the CUDA libraries JAX was built with as pip wheels; an "
+                 "LD_LIBRARY_PATH that points at another CUDA shadows them: unset it")
+    if program == "ONNX Runtime":
+        return ort_requirements()
+    return ""
+
+
+def ort_requirements():
+    return t("ONNX Runtime's CUDA requirements table lists the CUDA and cuDNN each onnxruntime-gpu release was built "
+             "for (1.19 and later: CUDA 12.x with cuDNN 9.x)")
+
+
+def finding(log, ctx):
+    """ONNX Runtime's CUDA provider or JAX's CUDA plugin failing without naming the library (a missing-cuda-runtime
+    or missing-cudnn Finding), else None."""
+    provider = [ev for ev in log.all("loadlibrary_failed") if "providers_cuda" in ev.groups[2].lower()]
+    ort = provider[:1] + log.all("ort_cuda_provider")[:1]
+    if ort:
+        versions = [ev.groups for ev in log.all("ort_cuda_provider") if ev.groups[0]]
+        cuda, cudnn = (versions[0][1], versions[0][0]) if versions else ("", "")
+        need = (t("CUDA {cuda}.x and cuDNN {cudnn}.x", cuda=cuda, cudnn=cudnn) if cuda else
+                t("the CUDA and cuDNN it was built for"))
+        cause = t("ONNX Runtime's CUDA provider (onnxruntime_providers_cuda) did not load: it needs {need}, and one "
+                  "of their libraries is not installed or not where the loader looks (error 126 is a missing "
+                  "dependency of the provider, not the provider itself).", need=need)
+        where = (t("add both bin folders to PATH and open a new terminal") if ctx.windows else
+                 t("put their lib folders on LD_LIBRARY_PATH (the nvidia-cudnn-cu12 and nvidia-cublas-cu12 wheels' "
+                   "site-packages/nvidia/*/lib, or the toolkit's lib64)"))
+        fix = t("install {need} and {where}; {table}", need=need, where=where, table=ort_requirements())
+        return Finding(RUNTIME, t("ONNX Runtime cannot load its CUDA provider"), [ev.line for ev in ort], cause, fix,
+                       "", rank=32)
+    jax = log.all("jax_load")[:1]
+    if jax:
+        lib = jax[0].groups[0]
+        cause = t("JAX's CUDA plugin checks the versions of the CUDA libraries it was built with and could not load "
+                  "{lib}: the NVIDIA pip wheels are missing, or an LD_LIBRARY_PATH points at another CUDA.", lib=lib)
+        return Finding(CUDNN if lib == "cuDNN" else RUNTIME, t("JAX cannot load {lib}", lib=lib), [jax[0].line],
+                       cause, _program_note("JAX", ctx), "", rank=32)
+    return None
