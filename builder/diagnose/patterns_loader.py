@@ -68,6 +68,10 @@ LOADER = [
     # failed: The cuSPARSE library was not found."
     ("jax_load", _p(r"\) failed: The (CUDA|cuDNN|cuBLAS|cuFFT|cuSOLVER|cuSPARSE|cuPTI|NCCL) library was not found",
                     "library was not found")),
+    # setup scripts' and checkers' own words (faceswap's setup.py "cuDNN not found. See ...", "cuDNN is not installed")
+    ("dnn_not_found", _p(r"\bcuDNN (?:library )?(?:not found|was not found|could not be found|is not installed)",
+                         "cuDNN not found", "cuDNN library not found", "cuDNN was not found", "cuDNN could not be",
+                         "cuDNN is not installed", "cuDNN library was not")),
     # PaddlePaddle 1.x: "Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion"
     ("dnn_not_found", _p(r"Cannot load cudnn shared library")),
     ("dll_missing", _p(r"([\w-]{1,60}\.dll) (?:not found|was not found|is missing)",
