@@ -83,8 +83,10 @@ CONTAINER += [
                                 "executable file `nvidia-smi`")),
     # Kubernetes: the scheduler's noderesources fit "Insufficient %v" for the GPU resource, and NVIDIA's device plugin
     # (internal/plugin/factory.go, cmd/nvidia-device-plugin/main.go) when the node's runtime gives it no NVML
+    # (its first releases: "Failed to start nvml with error: %s" after "Loading NVML")
     ("k8s_no_gpu_resource", _p(r"(Insufficient nvidia\.com/gpu|If this is a GPU node, did you [^\n]{0,60}|"
-                               r"Incompatible strategy detected \w{0,12}|No devices found\. Waiting indefinitely)",
+                               r"Incompatible strategy detected \w{0,12}|No devices found\. Waiting indefinitely|"
+                               r"Failed to start nvml with error:? {0,2}could not load NVML library)",
                                "Insufficient nvidia.com/gpu", "If this is a GPU node", "Incompatible strategy detected",
-                               "No devices found. Waiting indefinitely")),
+                               "No devices found. Waiting indefinitely", "Failed to start nvml with error")),
 ]

@@ -8,6 +8,7 @@ they explain the rest), and a finding drops the ones it supersedes (a container'
 from builder.diagnose.rules import (
     container_device_request,
     container_driver_too_old,
+    container_image_driver_libs,
     container_no_host_driver,
     container_nvml_lost,
     container_toolkit_missing,
@@ -58,7 +59,7 @@ RULES = [
     missing_cudnn, libcuda_missing, libcuda_stub, no_gpu_visible, cudnn_version_mismatch, xla_libdevice, gpu_too_new,
     cudnn_init_failed, gpu_out_of_memory, dll_load_failed, dll_load_failed_other, no_gpu_harmless, optional_library,
     container_toolkit_missing, container_device_request, docker_too_old, container_driver_too_old,
-    container_no_host_driver,
+    container_image_driver_libs, container_no_host_driver,
     container_nvml_lost, jetson_container, wsl_libcuda_symlink, wsl_gpu_unavailable, wsl_lib_path, numa_harmless,
     cuinit_error, gpu_too_old, cublas_init_failed, cuda_factory_harmless, numpy_too_old, wsl_pinned_memory_limit,
 ]

@@ -13,6 +13,7 @@ from builder.diagnose.rules._common import lines
 
 ID = "container-toolkit-missing"
 CGROUP_V2 = "cgroup subsystem devices not found"
+VOLUME_MOUNTS = "/var/run/nvidia-container-devices"  # the device plugin's volume-mounts device list
 
 
 def _toolkit_faults(log):
@@ -22,8 +23,10 @@ def _toolkit_faults(log):
         return cdi, t("generate the CDI spec of the host's GPUs: `sudo nvidia-ctk cdi generate "
                       "--output=/etc/cdi/nvidia.yaml` (again after every driver update), check it with `nvidia-ctk cdi "
                       "list`, then start the container again")
-    if log.has("cdi_not_enabled"):
-        return log.all("cdi_not_enabled")[:1], t(
+    # Docker 25/26 with CDI off: `--device nvidia.com/gpu=all` asks the "cdi" device driver, which is not there
+    cdi_off = log.all("cdi_not_enabled")[:1] + [ev for ev in log.all("select_device_driver") if ev.groups[0] == "cdi"]
+    if cdi_off:
+        return cdi_off[:1], t(
             "this Docker does not read CDI device names: use `docker run --gpus all ...`, or turn CDI on with "
             "\"features\": {\"cdi\": true} in /etc/docker/daemon.json (Docker 25 or later), restart Docker and "
             "generate the spec with `sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml`")
@@ -34,9 +37,17 @@ def _toolkit_faults(log):
             "mode = \"legacy\" in /etc/nvidia-container-runtime/config.toml to keep `--gpus all`")
     ldcache = [ev for ev in log.all("nvc_error") if ev.groups[0] == "ldcache" and "ldconfig" in (ev.groups[1] or "")]
     if ldcache:
-        return ldcache[:1], t("the toolkit runs the ldconfig named in /etc/nvidia-container-runtime/config.toml and "
-                              "this host has no such file: set ldconfig = \"@/sbin/ldconfig\" there (Ubuntu and "
-                              "Debian have /sbin/ldconfig.real), then start the container again")
+        return ldcache[:1], t("the toolkit runs the ldconfig that /etc/nvidia-container-runtime/config.toml names "
+                              "(its ldconfig = line) and that failed: point it at the host's own, "
+                              "\"@/sbin/ldconfig.real\" on Ubuntu and Debian, \"@/sbin/ldconfig\" on other "
+                              "distributions (`ls /sbin/ldconfig*` shows which there is), then start the container "
+                              "again")
+    mounts = [ev for ev in log.all("nvc_error") if ev.groups[0] == "device" and VOLUME_MOUNTS in (ev.groups[1] or "")]
+    if mounts:
+        return mounts[:1], t("NVIDIA's device plugin hands the GPUs over as volume mounts under {folder} and this "
+                             "toolkit does not read them: set accept-nvidia-visible-devices-as-volume-mounts = true "
+                             "in /etc/nvidia-container-runtime/config.toml, or run the device plugin with "
+                             "deviceListStrategy envvar", folder=VOLUME_MOUNTS)
     old = [ev for ev in log.all("nvc_error") if CGROUP_V2 in (ev.groups[1] or "")][:1] + log.all(
         "nvc_invalid_requirement")[:1]
     if old:
@@ -48,7 +59,8 @@ def _toolkit_faults(log):
 
 def check(log, ctx):
     runtime = [ev for ev in log.all("unknown_runtime") if (ev.groups[0] or "nvidia").lower().startswith("nvidia")]
-    evidence = log.all("select_device_driver")[:1] + runtime[:1] + log.all("nvc_hook_missing")[:1]
+    drivers = [ev for ev in log.all("select_device_driver") if ev.groups[0] != "cdi"]
+    evidence = drivers[:1] + runtime[:1] + log.all("nvc_hook_missing")[:1]
     fault, fault_fix = _toolkit_faults(log)
     k8s = log.all("k8s_no_gpu_resource")[:2]
     if not evidence and not fault and not k8s:
@@ -66,6 +78,9 @@ def check(log, ctx):
         if runtime:
             fix += t("; `--runtime=nvidia` (and compose's `runtime: nvidia`) works only once that runtime is "
                      "registered, `--gpus all` needs no runtime name")
+        if not log.has("linux_shell", "so_name", "python_path"):  # nothing shows the host: Docker Desktop too
+            fix += t("; with Docker Desktop on Windows the GPU comes through its WSL 2 backend instead: turn on "
+                     "\"Use the WSL 2 based engine\" and update Docker Desktop and the NVIDIA Windows driver")
     if not evidence and fault:
         evidence = fault
         cause = t("The NVIDIA Container Toolkit is installed but not set up for this request, so the container "

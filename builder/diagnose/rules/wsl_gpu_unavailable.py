@@ -118,5 +118,8 @@ def check(log, ctx):
         fix = t("install the next Windows build through Windows Update (or leave the Insider channel for a release "
                 "build), then `wsl --update` and `wsl --shutdown`; a current NVIDIA Windows driver ({driver} or "
                 "newer) is the only driver WSL 2 needs", driver=wsl.get("driver_min_windows", "?"))
+    if toolkit:  # the container toolkit said it: Docker Desktop's (or WSL's) Docker is in the path too
+        fix += "; " + t("with Docker Desktop, update it too (single Docker Desktop releases have broken its WSL 2 GPU "
+                        "support; the next release, or the one before, works)")
     return Finding(ID, t("WSL 2 does not see the GPU"), lines(evidence), cause, fix,
                    t("`tfenv doctor` in WSL checks /dev/dxg and the Windows driver"), rank=10, supersedes=SUPERSEDES)

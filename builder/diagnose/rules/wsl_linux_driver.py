@@ -40,4 +40,5 @@ def check(log, ctx):
             "LD_LIBRARY_PATH={wsl_lib}:$LD_LIBRARY_PATH` makes the WSL libcuda load first", wsl_lib=wsl_lib(ctx))
     return Finding(ID, t("A Linux NVIDIA driver is installed inside WSL2"), evidence, cause, fix, tfenv_way(ctx),
                    rank=8, supersedes=("driver-dso-mismatch", "libcuda-missing", "no-gpu-visible", "no-gpu-harmless",
-                                       "wsl-lib-path", "wsl-gpu-unavailable", "cuinit-error"))
+                                       "wsl-lib-path", "wsl-gpu-unavailable", "cuinit-error",
+                                       "container-image-driver-libs"))

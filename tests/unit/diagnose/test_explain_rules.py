@@ -214,6 +214,9 @@ CASES += [
      "cannot open shared object file: no such file or directory: unknown.", "container-no-host-driver", "snap"),
     ("nvml-lost", "$ docker exec -it tf nvidia-smi\nFailed to initialize NVML: Unknown Error",
      "container-nvml-lost", "create-dev-char-symlinks"),
+    ("image-driver-files", "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/40c7/"
+     "merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown.", "container-image-driver-libs",
+     "RUN rm -f /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"),
     ("jetson", "docker run --runtime nvidia nvcr.io/nvidia/l4t-tensorflow:r32.7.1-tf2.7-py3\nOSError: "
      "libcurand.so.10: cannot open shared object file: No such file or directory", "jetson-container",
      "nv_tegra_release"),
