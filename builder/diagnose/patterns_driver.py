@@ -84,24 +84,37 @@ DRIVER = [
     # symbol not found", "CUDA error: invalid device ordinal", TF's "Status: ..."), for the codes cuinit-error fixes
     ("cuda_status_text", _p(r"(?:(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)): |-> )("
                             r"named symbol not found|OS call failed or operation not supported on this OS|"
-                            r"invalid device ordinal|initialization error|unknown error)", "named symbol not found",
-                            "OS call failed", "invalid device ordinal", ": initialization error", ": unknown error",
-                            "-> unknown error")),
+                            r"invalid device ordinal|initialization error|unknown error|PTX JIT compiler library not "
+                            r"found|MPS client failed to connect|device doesn't have valid Grid license)",
+                            "named symbol not found", "OS call failed", "invalid device ordinal",
+                            ": initialization error", ": unknown error", "-> unknown error", "PTX JIT compiler library",
+                            "MPS client failed to connect", "valid Grid license")),
+    # PyTorch's _lazy_init in a child of a process that had started CUDA (torch/cuda/__init__.py): CUDA after fork()
+    ("cuda_status_text", _p(r"Cannot re-initialize CUDA in forked (subprocess)")),
     # PyTorch's wording of cudaErrorInitializationError from the first device count (c10/cuda/CUDAFunctions.cpp)
     ("cuda_unknown", _p(r"CUDA driver initialization failed, you might not have a CUDA gpu")),
-    # the driver older than what a program's CUDA needs, in XLA's words (its PTX compiler newer than the driver) and
-    # the driver's for PTX from a newer CUDA (CUDA_ERROR_UNSUPPORTED_PTX_VERSION 222, "the provided PTX was compiled
-    # with an unsupported toolchain", as JAX, Triton and numba print it)
-    ("insufficient_driver", _p(r"(The NVIDIA driver's CUDA version is [\d.]{2,10} which is older than the "
-                               r"(?:ptxas|PTX compiler) CUDA version|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
+    # the driver older than what a program's CUDA needs, in XLA's words (its PTX compiler newer than the driver: the
+    # driver answered, so no WSL paravirtualisation problem) and the driver's for PTX from a newer CUDA
+    # (CUDA_ERROR_UNSUPPORTED_PTX_VERSION 222, "the provided PTX was compiled with an unsupported toolchain", as JAX,
+    # Triton and numba print it)
+    ("driver_older", _p(r"(The NVIDIA driver's CUDA version is [\d.\n]{2,12} which is older than the "
+                               r"(?:ptxas CUDA version|PTX compiler version)|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
                                r"cudaErrorUnsupportedPtxVersion|the provided PTX was compiled with an unsupported "
                                r"toolchain)", "The NVIDIA driver's CUDA version is", "UNSUPPORTED_PTX_VERSION",
-                               "UnsupportedPtxVersion", "PTX was compiled with an unsupported toolchain")),
+                               "UnsupportedPtxVersion", "PTX was compiled with an unsupported toolchain", span=True)),
+    # the runtime's cudaErrorCallRequiresNewerDriver (36): the program calls an API the installed driver lacks
+    ("driver_older", _p(r"(cudaErrorCallRequiresNewerDriver|API call is not supported in the installed CUDA driver)",
+                        "cudaErrorCallRequiresNewerDriver", "API call is not supported in the installed CUDA driver")),
+    # nvidia-smi's NVML start in nvmlErrorString's words for NVML_ERROR_DRIVER_NOT_LOADED
+    ("nvml_init", _p(r"Failed to initialize NVML: (Driver Not Loaded)")),
     # PyTorch's capability checks (torch/cuda/__init__.py _check_capability): a GPU below the build's oldest
     # architecture ("Found GPU0 %s which is of cuda capability %d.%d. PyTorch no longer supports this GPU because it is
     # too old. The minimum cuda capability supported by this library is %d.%d.") and one the build has no code for
     ("gpu_ignored", _p(r"which is of cuda capability (\d{1,2}\.\d)")),
     ("min_capability", _p(r"minimum cuda capability supported by this library is (\d{1,2}\.\d)")),
+    # cuDNN's and cuBLAS's status for a GPU older than their oldest architecture (cuDNN 9: _NOT_SUPPORTED_ARCH_MISMATCH)
+    ("arch_mismatch", _p(r"(CUDNN_STATUS_(?:NOT_SUPPORTED_)?ARCH_MISMATCH|CUBLAS_STATUS_ARCH_MISMATCH)",
+                         "ARCH_MISMATCH")),
     ("arch_not_built", _p(r"with CUDA capability (sm_\d{2,3}) is not compatible with the current PyTorch installation",
                           "is not compatible with the current PyTorch")),
     # out of GPU memory in PyTorch's (CUDACachingAllocator), JAX/XLA's and the runtime's words
@@ -109,6 +122,8 @@ DRIVER = [
     ("oom", _p(r"(CUDA out of memory\. Tried to allocate [^\n]{0,120}|OutOfMemoryError: CUDA out of memory|"
                r"Out of memory while trying to allocate [^\n]{0,60}|(?:CUDA error|Status|[Ee]rror 2): out of memory)",
                "CUDA out of memory", "Out of memory while trying", ": out of memory")),
+    # TF's and XLA's asm_compiler when the ptxas it found cannot be started ("Failed to launch ptxas")
+    ("ptxas", _p(r"(Failed to launch ptxas[^\n]{0,120})", "Failed to launch ptxas")),
     # SIGILL in Simplified Chinese (bash's and glibc's zh_CN: "非法指令 (核心已转储)", "Illegal instruction (core
     # dumped)")
     ("illegal_instruction", _p(r"(非法指令)", "非法指令")),

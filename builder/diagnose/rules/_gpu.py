@@ -18,7 +18,8 @@ def libcuda_failures(log):
 
 def driver_not_loaded(ev):
     """NVML's NVML_ERROR_DRIVER_NOT_LOADED (9): its library loaded, the kernel module did not answer."""
-    return ev.kind == "nvml_init" and ev.groups[0] in ("9", "NVML_ERROR_DRIVER_NOT_LOADED", "NVMLError_DriverNotLoaded")
+    return ev.kind == "nvml_init" and ev.groups[0] in ("9", "NVML_ERROR_DRIVER_NOT_LOADED", "NVMLError_DriverNotLoaded",
+                                                       "Driver Not Loaded")
 
 
 def libcuda_loaded(log):

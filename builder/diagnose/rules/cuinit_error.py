@@ -39,6 +39,17 @@ FIXES = {
     "CUDA_ERROR_NOT_FOUND": "the driver's user-space libraries are an incomplete or mixed set (a libcuda of one "
                             "driver version beside libraries of another): reinstall the NVIDIA driver so that they "
                             "all come from one version, and remove other copies of libcuda from the loader path",
+    "CUDA_ERROR_MPS_CONNECTION_FAILED": "CUDA_MPS_PIPE_DIRECTORY (or a GPU set to Exclusive Process with MPS) sends "
+                                        "CUDA to the MPS server, which is not running or not reachable: start it "
+                                        "with `nvidia-cuda-mps-control -d` as the GPU's owner, or unset "
+                                        "CUDA_MPS_PIPE_DIRECTORY to use the GPU without MPS",
+    "CUDA_ERROR_DEVICE_NOT_LICENSED": "this is a vGPU (or licensed data-center GPU) without a license: configure "
+                                      "the NVIDIA licensing client (nvidia-gridd, /etc/nvidia/gridd.conf and the "
+                                      "client token) so that `nvidia-smi -q` shows the license as acquired",
+    "CUDA_ERROR_JIT_COMPILER_NOT_FOUND": "the driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing: "
+                                         "in a container the NVIDIA toolkit mounts it only with the compute "
+                                         "capability (NVIDIA_DRIVER_CAPABILITIES=compute,utility or all); on a host, "
+                                         "reinstall the NVIDIA driver so that its libraries are complete",
     # NVML's name for a GPU that stopped answering (nvidia.ko: "has fallen off the bus", Xid 79)
     "NVML_ERROR_GPU_IS_LOST": "the GPU stopped answering the driver (it fell off the PCIe bus): reboot to get it "
                               "back; if it happens again, check the power supply and its cables, the card's seating "
@@ -51,11 +62,17 @@ HOST_SIGNS = ("nvrm", "kernel_version", "linux_driver_pkg", "kmod_not_found", "m
 _CODES = {"34": "CUDA_ERROR_STUB_LIBRARY", "802": "CUDA_ERROR_SYSTEM_NOT_READY",
           "804": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "999": "CUDA_ERROR_UNKNOWN",
           "46": "CUDA_ERROR_DEVICES_UNAVAILABLE", "101": "CUDA_ERROR_INVALID_DEVICE", "3": "CUDA_ERROR_NOT_INITIALIZED",
-          "304": "CUDA_ERROR_OPERATING_SYSTEM", "500": "CUDA_ERROR_NOT_FOUND"}
+          "304": "CUDA_ERROR_OPERATING_SYSTEM", "500": "CUDA_ERROR_NOT_FOUND",
+          "805": "CUDA_ERROR_MPS_CONNECTION_FAILED", "102": "CUDA_ERROR_DEVICE_NOT_LICENSED",
+          "221": "CUDA_ERROR_JIT_COMPILER_NOT_FOUND"}
 # cuGetErrorString / cudaGetErrorString texts of those results (the same words in the driver and the runtime)
 _TEXTS = {"named symbol not found": "CUDA_ERROR_NOT_FOUND", "invalid device ordinal": "CUDA_ERROR_INVALID_DEVICE",
           "OS call failed or operation not supported on this OS": "CUDA_ERROR_OPERATING_SYSTEM",
-          "initialization error": "CUDA_ERROR_NOT_INITIALIZED", "unknown error": "CUDA_ERROR_UNKNOWN"}
+          "initialization error": "CUDA_ERROR_NOT_INITIALIZED", "unknown error": "CUDA_ERROR_UNKNOWN",
+          "re-initialize CUDA in forked": "CUDA_ERROR_NOT_INITIALIZED",
+          "PTX JIT compiler library not found": "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
+          "MPS client failed to connect": "CUDA_ERROR_MPS_CONNECTION_FAILED",
+          "device doesn't have valid Grid license": "CUDA_ERROR_DEVICE_NOT_LICENSED"}
 
 
 def check(log, ctx):

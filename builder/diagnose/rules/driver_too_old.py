@@ -11,7 +11,7 @@ ID = "driver-too-old"
 
 def check(log, ctx):
     # PTX newer than the driver's JIT knows is the same story: the driver is older than the toolkit.
-    evidence = log.all("insufficient_driver")[:2] + [
+    evidence = log.all("insufficient_driver")[:2] + log.all("driver_older")[:1] + [
         ev for ev in log.all("cuda_error") if ev.groups[0] == "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"][:1]
     ngc = log.first("ngc_driver")
     mismatch = log.first("kernel_dso_mismatch")

@@ -19,13 +19,13 @@ def check(log, ctx):
     old = cc and vkey(cc) < vkey(OFFICIAL_MIN)
     crash = (log.all("no_kernel_image")[:1] + [ev for ev in log.all("cuda_error")
                                                if ev.groups[0] == "CUDA_ERROR_NO_BINARY_FOR_GPU"][:1]) if old else []
-    none_capable = log.all("no_capable_device")[:1]
+    none_capable = log.all("no_capable_device")[:1] + log.all("arch_mismatch")[:1]  # cuDNN's, cuBLAS's words
     if not (ignored or crash or none_capable):
         return None
-    minimum = log.first("min_capability") or (none_capable[0] if none_capable else None)
+    minimum = log.first("min_capability") or log.first("no_capable_device")
     need = minimum.groups[0] if minimum else OFFICIAL_MIN
     have = (ignored[0].groups[0] if ignored and ignored[0].groups[0] else cc) or ""
-    evidence = ignored + crash + ([minimum] if minimum else [])
+    evidence = ignored + crash + log.all("arch_mismatch")[:1] + ([minimum] if minimum else [])
     if not have:  # the check names only the minimum: the GPU's own capability is on NVIDIA's list
         cause = t("No GPU here has compute capability {need} or newer, the least this TF build has GPU code for, so "
                   "it runs on the CPU.", need=need)
