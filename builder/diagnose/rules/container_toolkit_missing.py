@@ -18,6 +18,11 @@ VOLUME_MOUNTS = "/var/run/nvidia-container-devices"  # the device plugin's volum
 
 def _toolkit_faults(log):
     """(evidence, fix) for a toolkit that is installed but not set up for this request; ([], '') if none."""
+    if log.has("nvidia_docker1_volume"):
+        return log.all("nvidia_docker1_volume")[:1], t(
+            "this is nvidia-docker 1.0, whose volume plugin (the nvidia-docker service) failed: `systemctl status "
+            "nvidia-docker` says why; nvidia-docker 1.0 is long deprecated: remove it, install the NVIDIA Container "
+            "Toolkit (package nvidia-container-toolkit) and start containers with `docker run --gpus all ...`")
     cdi = log.all("cdi_unresolvable")[:1]
     if cdi:
         return cdi, t("generate the CDI spec of the host's GPUs: `sudo nvidia-ctk cdi generate "
