@@ -68,6 +68,10 @@ LOADER = [
     # failed: The cuSPARSE library was not found."
     ("jax_load", _p(r"\) failed: The (CUDA|cuDNN|cuBLAS|cuFFT|cuSOLVER|cuSPARSE|cuPTI|NCCL) library was not found",
                     "library was not found")),
+    # setup scripts' and checkers' own words (faceswap's setup.py "cuDNN not found. See ...", "cuDNN is not installed")
+    ("dnn_not_found", _p(r"\bcuDNN (?:library )?(?:not found|was not found|could not be found|is not installed)",
+                         "cuDNN not found", "cuDNN library not found", "cuDNN was not found", "cuDNN could not be",
+                         "cuDNN is not installed", "cuDNN library was not")),
     # PaddlePaddle 1.x: "Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion"
     ("dnn_not_found", _p(r"Cannot load cudnn shared library")),
     ("dll_missing", _p(r"([\w-]{1,60}\.dll) (?:not found|was not found|is missing)",
@@ -91,12 +95,13 @@ LOADER = [
     ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
     # the program that asked for the library when it is not TF: its own words or its package folder in a path
     ("program", _p(r"(onnxruntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|is not found or cannot be "
-                   r"loaded|Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|jaxlib|jax_plugins|Is it "
-                   r"installed\?|[\\/]torch[\\/]|not found in the system path|nvrtc: error|CuPy failed|tensorflow)",
-                   "onnxruntime",
-                   "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx", "cannot be loaded",
-                   "Paddle depends on", "paddle", "Cannot load cudnn", "jaxlib", "jax_plugins", "Is it installed?",
-                   "torch", "not found in the system path", "nvrtc: error", "CuPy failed", "tensorflow")),
+                   r"loaded|Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|jaxlib|jax_plugins|"
+                   r"Unable to load \w{2,12}\. Is it installed\?|[\\/]torch[\\/]|not found in the system path|"
+                   r"nvrtc: error|CuPy failed|tensorflow)",
+                   "onnxruntime", "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx",
+                   "cannot be loaded", "Paddle depends on", "paddle", "Cannot load cudnn", "jaxlib", "jax_plugins",
+                   "Is it installed?", "torch", "not found in the system path", "nvrtc: error", "CuPy failed",
+                   "tensorflow")),
     # ERROR_COMMITMENT_LIMIT (1455) in Windows' English and Chinese words: virtual memory, not a missing DLL
     ("paging_file", _p(r"(WinError 1455|paging file is too small|页面文件太小)", "WinError 1455",
                        "paging file is too small", "页面文件太小")),

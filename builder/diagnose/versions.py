@@ -6,8 +6,9 @@ import re
 _NUMBER = re.compile(r"\d+")
 # lib<family>.so.<version>; families may carry '_' and '-' (libcudnn_ops.so.9, libnvrtc-builtins.so.11.8)
 _SONAME = re.compile(r"lib([\w-]+?)\.so\.([\d.]+)$")
-# <family>64_<version>.dll: cudart64_110.dll, cudnn_ops64_9.dll, cudnn_cnn_infer64_8.dll, nvrtc-builtins64_121.dll
-_DLL = re.compile(r"([A-Za-z][\w-]*?)64_(\d+(?:\.\d+)*)\.dll$", re.IGNORECASE)
+# <family>64_<version>.dll: cudart64_110.dll, cudnn_ops64_9.dll, cudnn_cnn_infer64_8.dll, nvrtc-builtins64_121.dll;
+# NVRTC's own DLL adds "_0" (nvrtc64_112_0.dll, nvrtc64_120_0.dll)
+_DLL = re.compile(r"([A-Za-z][\w-]*?)64_(\d+(?:\.\d+)*)(?:_0)?\.dll$", re.IGNORECASE)
 
 
 def vkey(version):
@@ -110,8 +111,9 @@ def cuda_of_library(name):
     toolkit = _toolkit_of_suffix(suffix)
     if not toolkit or fam not in _CUDA_FAMILIES + ("cupti",):
         return ""
-    if fam in ("cupti", "nvrtc", "nvrtc-builtins",
-                  "nvjitlink") or toolkit <= (10, 0):
+    if fam == "nvrtc" and toolkit >= (11, 2):  # NVRTC keeps one name per major since 11.2: libnvrtc.so.11.2,
+        return f"{toolkit[0]}.x"  # nvrtc64_112_0.dll for all of 11.2-11.8, nvrtc64_120_0.dll for 12.x
+    if fam in ("cupti", "nvrtc", "nvrtc-builtins") or toolkit <= (10, 0):
         return "{}.{}".format(*toolkit)
     return ""
 

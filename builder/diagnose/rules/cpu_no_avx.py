@@ -7,7 +7,10 @@ ID = "cpu-no-avx"
 
 
 def check(log, ctx):
-    evidence = log.all("avx_missing")[:1] + log.all("illegal_instruction")[:1] + log.all("dll_init_failed")[:1]
+    # ERROR_DLL_INIT_FAILED under PyTorch's 'Error loading "...\\torch\\lib\\c10.dll"' is its Visual C++ runtime
+    # (rules/dll_load_failed.py), not TF's AVX check
+    init_failed = [] if log.has("error_loading_dll") else log.all("dll_init_failed")[:1]
+    evidence = log.all("avx_missing")[:1] + log.all("illegal_instruction")[:1] + init_failed
     # a CPU model without AVX beside TF's native library failing to load (Windows: DLL load failed)
     model = log.all("cpu_model_no_avx")[:1] if log.has("dll_load_failed", "native_runtime") else []
     if not evidence and not model:
@@ -16,7 +19,7 @@ def check(log, ctx):
         evidence = model + log.all("dll_load_failed")[:1]
         cause = t("Official TensorFlow wheels since 1.6 use AVX instructions, and this CPU model has none (AVX came "
                   "with Intel's Sandy Bridge and AMD's Bulldozer in 2011); TF's native library cannot load on it.")
-    elif log.has("dll_init_failed"):
+    elif init_failed:
         cause = t("Official TensorFlow wheels since 1.6 use AVX instructions; on a CPU without them the import dies "
                   "(DLL initialization routine failed).")
     else:

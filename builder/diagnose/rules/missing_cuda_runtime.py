@@ -14,6 +14,7 @@ from builder.diagnose.rules._common import (
     wsl_lib,
 )
 from builder.diagnose.rules._gpu import gpu_expected
+from builder.diagnose.rules._mixed import mixed_copies
 from builder.diagnose.rules._programs import cuda_of, other_program, runtime_fix
 from builder.diagnose.versions import family, vkey
 
@@ -27,11 +28,13 @@ def missing(log):
 
 
 def check(log, ctx):
+    mixed = mixed_copies(log, ctx)
+    if mixed and mixed.id == ID:
+        return mixed
     found = missing(log)
     if not found:
         named = _programs.finding(log, ctx)
-        return ((named if named and named.id == ID else None) or _mixed_copies(log, ctx) or _unnamed(log, ctx)
-                or _bitsandbytes(log, ctx))
+        return (named if named and named.id == ID else None) or _unnamed(log, ctx) or _bitsandbytes(log, ctx)
     names = [n for n, _ in found]
     program = other_program(log, found)
     if program:
@@ -108,32 +111,6 @@ def _linux_fix(found, ctx, cuda):
     if ctx.container:
         fix += "; " + t("in a container, build the image on one that has CUDA {release} and cuDNN", release=release)
     return fix
-
-
-def _mixed_copies(log, ctx):
-    """glibc's undefined symbol / version not found between two CUDA libraries: two CUDA copies are mixed."""
-    pairs = [(ev, ev.groups[0], ev.groups[2] or "", ev.groups[1]) for ev in log.all("undefined_symbol")]
-    pairs += [(ev, ev.groups[1], ev.groups[0], "") for ev in log.all("symbol_version")]
-    hit = [p for p in pairs if family(p[1]) in FAMILIES or family(p[1]).startswith("cudnn")
-           or (p[2] and family(p[2]) in FAMILIES)]
-    if not hit or ctx.windows:
-        return None
-    ev, lib, other, symbol = hit[0]
-    mixed = t("two CUDA installations are mixed, usually a system CUDA on LD_LIBRARY_PATH ahead of the environment's "
-              "own NVIDIA libraries")
-    if symbol and other:
-        cause = t("{lib} needs the symbol {symbol} of {other}, which the copy it found lacks: {mixed}.", lib=lib,
-                  symbol=symbol, other=other, mixed=mixed)
-    elif symbol:
-        cause = t("{lib} needs the symbol {symbol}, which the libraries it found lack: {mixed}.", lib=lib,
-                  symbol=symbol, mixed=mixed)
-    else:
-        cause = t("{lib} needs a newer {other} than the one it found: {mixed}.", lib=lib, other=other, mixed=mixed)
-    fix = t("let the loader find one CUDA: remove the other CUDA's folder from LD_LIBRARY_PATH (or `unset "
-            "LD_LIBRARY_PATH`) so that {lib} and what it links come from one release (the same nvidia-*-cu wheels or "
-            "the same toolkit); `pip install -U` the wheel that provides the older one", lib=lib)
-    return Finding(ID, t("Two CUDA copies are mixed ({lib})", lib=lib), [ev.line], cause, fix, tfenv_way(ctx),
-                   rank=32)
 
 
 def _unnamed(log, ctx):

@@ -6,6 +6,7 @@ from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules import _programs
 from builder.diagnose.rules._common import cuda_for_tf, cudnn_for_tf, tfenv_way
+from builder.diagnose.rules._mixed import mixed_copies
 from builder.diagnose.versions import family, version_suffix
 
 ID = "missing-cudnn"
@@ -28,6 +29,9 @@ def not_loaded(log, ctx):
 
 
 def check(log, ctx):
+    mixed = mixed_copies(log, ctx)
+    if mixed and mixed.id == ID:
+        return mixed
     found = not_loaded(log, ctx)
     others = log.all("dnn_not_found")[:1] + log.all("cudnn_no_symbol")[:1]
     if not found and not others:

@@ -70,3 +70,18 @@ def test_a_library_major_is_never_read_as_a_release(name):
 ])
 def test_names_outside_the_matrix(name, release):
     assert cuda_of_library(name) == release
+
+
+
+@pytest.mark.parametrize("name,fam,release", [
+    ("cudnn_ops64_9.dll", "cudnn_ops", ""), ("libcudnn_ops.so.9", "cudnn_ops", ""),
+    ("cudnn_cnn_infer64_8.dll", "cudnn_cnn_infer", ""), ("nvrtc-builtins64_121.dll", "nvrtc-builtins", "12.1"),
+    ("libnvrtc-builtins.so.11.8", "nvrtc-builtins", "11.8"), ("nvrtc64_112_0.dll", "nvrtc", "11.x"),
+    ("nvrtc64_120_0.dll", "nvrtc", "12.x"), ("libnvrtc.so.12", "nvrtc", "12.x"),
+    ("libnvJitLink.so.12", "nvjitlink", "12.x"), ("libcusparse.so.12", "cusparse", ""), ("libnccl.so.2", "nccl", ""),
+])
+def test_other_programs_names(name, fam, release):
+    """Libraries other programs' loaders name: cuDNN 9's and 8's sub-libraries (their major is cuDNN's, never a
+    CUDA release), NVRTC's builtins and DLLs (one name per major since 11.2), nvJitLink; cuSPARSE 12 and NCCL 2
+    name no CUDA release."""
+    assert (family(name), cuda_of_library(name)) == (fam, release)
