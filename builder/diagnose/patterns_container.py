@@ -75,6 +75,9 @@ CONTAINER += [
     # information while adding custom device %q"); a CDI name is vendor/class=name
     ("cdi_not_enabled", _p(r'error gathering device information while adding custom device "([\w.-]{1,60}/[\w.-]{1,60}'
                            r'=[^"\n]{0,40})"', "error gathering device information")),
+    # Podman before 4.1 takes a CDI name for a device path and stats it (`stat nvidia.com/gpu=0: no such file or
+    # directory`): an engine too old for CDI
+    ("cdi_name_as_path", _p(r"stat ([\w.-]{1,60}/[\w.-]{1,60}=[\w,.-]{0,40}): no such file or directory", "stat ")),
     # nvidia-ctk cdi generate (pkg/nvcdi: "failed to generate CDI spec: ... failed to initialize NVML: %v")
     ("cdi_generate_failed", _p(r"failed to generate CDI spec: ([^\n]{0,200})")),
     # runc / crun: the image has no nvidia-smi of its own; the toolkit mounts the host's into GPU containers only

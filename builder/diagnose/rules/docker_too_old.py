@@ -1,4 +1,6 @@
-"""The docker CLI predates GPU device requests (`--gpus` arrived in Docker 19.03)."""
+"""The container engine predates GPU requests: the docker CLI before `--gpus` (Docker 19.03), a Compose without the
+GPU keys of the compose file, Podman before CDI device names (4.1: before it, `--device nvidia.com/gpu=0` is
+stat()ed as a path)."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -6,13 +8,20 @@ from builder.diagnose.rules._common import lines
 
 ID = "docker-too-old"
 GPUS_SINCE = "19.03"
+PODMAN_CDI_SINCE = "4.1"  # Podman's release notes (4.1.0: CDI devices for --device), as NVIDIA's maintainers say
 
 
 def check(log, ctx):
-    evidence = log.all("unknown_gpus_flag")[:1] + log.all("compose_gpu_key")[:1]
+    evidence = log.all("unknown_gpus_flag")[:1] + log.all("compose_gpu_key")[:1] + log.all("cdi_name_as_path")[:1]
     if not evidence:
         return None
-    if log.has("unknown_gpus_flag"):
+    if log.has("cdi_name_as_path") or (log.has("unknown_gpus_flag") and "podman" in log.text):
+        cause = t("This Podman does not know the GPU request: CDI device names such as nvidia.com/gpu=all came with "
+                  "Podman {version} (`--gpus` later still).", version=PODMAN_CDI_SINCE)
+        fix = t("update Podman to {version} or later, generate the CDI spec on the host with `sudo nvidia-ctk cdi "
+                "generate --output=/etc/cdi/nvidia.yaml`, then start the container with `podman run --device "
+                "nvidia.com/gpu=all ...`", version=PODMAN_CDI_SINCE)
+    elif log.has("unknown_gpus_flag"):
         cause = t("This docker command line has no `--gpus` flag: GPU device requests came with Docker {version}.",
                   version=GPUS_SINCE)
         fix = t("update Docker (CLI and daemon) to {version} or later from Docker's own packages (docker-ce), keep "
