@@ -46,19 +46,19 @@ DRIVER = [
     # the kernel module's own report (dmesg): nvidia.ko's API check in its newer wording (osapi.c: "API mismatch: the
     # client '%s' (pid %u)\nNVRM: has the version %s, but this kernel module has\nNVRM: the version %s.")
     # (syslog writes its newlines as "#012": "API mismatch: the client has the version 535.54.03, but#012NVRM: this")
-    ("nvrm_api_mismatch", _p(r"API mismatch: the client '[^'\n]{0,60}' \(pid \d{1,8}\)(?:\s+|#012)(?:NVRM:\s+)?has the "
-                             r"version ([\d.]{1,20}), but this kernel module has(?:\s+|#012)(?:NVRM:\s+)?the version "
-                             r"([\d.]{1,20})", "API mismatch", span=2)),
+    ("nvrm_api_mismatch", _p(r"API mismatch: the client '[^'\n]{0,60}' \(pid \d{1,8}\)(?:[|>\s]+|#012)(?:NVRM:\s+)?"
+                             r"has the version ([\d.]{1,20}), but this kernel module has(?:[|>\s]+|#012)(?:NVRM:\s+)?"
+                             r"the version ([\d.]{1,20})", "API mismatch", span=2)),
     ("nvrm_api_mismatch", _p(r"API mismatch: the client has the version ([\d.]{1,20}), but#012NVRM: this kernel module "
                              r"has the version ([\d.]{1,20})", "but#012NVRM")),
     # nvidia.ko (osapi.c) for a GPU this driver release does not drive, and the proprietary module's legacy check
     # ("... GPU installed in this system is\nNVRM:  supported through the NVIDIA 470.xx Legacy drivers"): the branch
-    ("nvrm_unsupported_gpu", _p(r"(?:installed in this system is not supported by the\s+(?:NVRM:\s+)?NVIDIA "
+    ("nvrm_unsupported_gpu", _p(r"(?:installed in this system is not supported by the[|>\s]+(?:NVRM:\s+)?NVIDIA "
                                 r"([\d.]{2,20}) driver release|supported through the NVIDIA (\d{3})\.xx Legacy "
                                 r"drivers)",
                                 "installed in this system is not supported by the", "Legacy drivers", span=True)),
     # ... and for a GPU without a GSP that the open flavour of the module cannot drive (Maxwell, Pascal, Volta)
-    ("nvrm_open_unsupported", _p(r"installed in this system is not supported by open\s+(?:NVRM:\s+)?nvidia\.ko",
+    ("nvrm_open_unsupported", _p(r"installed in this system is not supported by open[|>\s]+(?:NVRM:\s+)?nvidia\.ko",
                                  "installed in this system is not supported by open", span=True)),
     # a GPU that stopped answering: nvidia.ko "has fallen off the bus" (osinit.c, Xid 79), NVML's
     # NVML_ERROR_GPU_IS_LOST ("GPU is lost") as nvidia-smi prints it
@@ -70,8 +70,9 @@ DRIVER = [
                     "Unable to determine the device handle")),
     # no NVIDIA GPU at all: nvidia.ko (nv.c "No NVIDIA GPU found.", "No NVIDIA devices probed.", "No NVIDIA PCI devices
     # found."), nvidia-smi's own line, PyTorch's device_count_ensure_non_zero, JAX/XLA's CUDA client
-    ("no_device", _p(r"(NVRM: No NVIDIA (?:GPU found|devices probed|PCI devices found)|(?m:^No devices were found\s*$)|"
-                     r"No CUDA GPUs are available|No visible GPU devices|no supported devices found for platform CUDA)",
+    ("no_device", _p(r"(NVRM: No NVIDIA (?:GPU found|devices probed|PCI devices found)|"
+                     r"(?m:^[>|\s]*No devices were found\s*$)|No CUDA GPUs are available|No visible GPU devices|"
+                     r"no supported devices found for platform CUDA)",
                      "NVRM: No NVIDIA", "No devices were found", "No CUDA GPUs are available", "No visible GPU devices",
                      "no supported devices found for platform CUDA")),
     # jaxlib's and numba's own cuInit calls (jaxlib/cuda/versions_helpers.cc: "operation cuInit(0) failed: %s";

@@ -25,7 +25,8 @@ def check(log, ctx):
     jit = log.all("ptx_jit")[:1]
     errors = log.all("no_kernel_image")[:1] + [ev for ev in log.all("cuda_error") if ev.groups[0] in ERRORS][:1]
     errors += log.all("arch_not_built")[:1]  # PyTorch's capability check: the build has no code for this sm_XX
-    cc = ctx.compute_capability.value
+    built = log.first("arch_not_built")  # sm_89, sm_120: the GPU's compute capability in PyTorch's words
+    cc = ctx.compute_capability.value or (f"{built.groups[0][3:-1]}.{built.groups[0][-1]}" if built else "")
     old_cuda = ctx.cuda_wanted.value.startswith("10.") and vkey(cc) >= (8, 0)
     if not (jit or errors or old_cuda):
         return None
@@ -38,7 +39,11 @@ def check(log, ctx):
                          "start: it works, slowly (minutes, up to 30).")
     fix = t("keep the JIT-compiled kernels between runs with a bigger cache: CUDA_CACHE_MAXSIZE=4294967296 (the "
             "default cache is too small); or use a TF build whose CUDA has code for this GPU")
-    if errors or old_cuda:
+    first = ((ctx.facts or {}).get("first_cuda_for_arch") or {}).get(cc, "")
+    if (errors or old_cuda) and first and vkey(cc) > (8, 6):  # newer than Ampere: CUDA 11 is not enough either
+        fix = t("use a build made with CUDA {first} or newer, the first CUDA with code for compute capability {cc}; "
+                "{rest}", first=first, cc=cc, rest=fix)
+    elif errors or old_cuda:
         fix = t("use a TF built with a newer CUDA: CUDA 10.x builds (TF <= 2.3) have no code for sm_80/sm_86 GPUs "
                 "(RTX 30xx and newer), CUDA 11 builds (TF 2.4+) do; {rest}", rest=fix)
     return Finding(ID, t("The GPU is newer than this TensorFlow build"), [ev.line for ev in evidence if ev], cause,

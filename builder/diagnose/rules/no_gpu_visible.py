@@ -57,7 +57,7 @@ def check(log, ctx):
     elif ctx.windows:
         fix = t("check that Device Manager and nvidia-smi show the GPU and that CUDA_VISIBLE_DEVICES is not set to -1 "
                 "or empty; on a laptop, run Python on the NVIDIA GPU (NVIDIA Control Panel)")
-    elif any(ev.groups[0].startswith(("NVRM", "No devices")) for ev in log.all("no_device")):
+    elif any(ev.groups[0].lstrip("> |\t").startswith(("NVRM", "No devices")) for ev in log.all("no_device")):
         cause = t("The NVIDIA driver is running but finds no GPU that it drives.")
         fix = t("`lspci | grep -i nvidia` must list the card (if it does not: it is switched off in the firmware "
                 "settings or by a laptop's hybrid graphics, or not seated); a GPU newer than the driver needs a newer "
