@@ -225,7 +225,8 @@ PATTERNS = LOADER + [
     # paths only a container has: NVIDIA's CUDA images put the driver mount /usr/local/nvidia on LD_LIBRARY_PATH and
     # PATH (their Dockerfiles' ENV); a GitHub Actions container job works in /__w (the runner's work folder mounted)
     ("container_path", _p(r"(/usr/local/nvidia/(?:lib|bin)|(?<![\w.])/__w/)", "/usr/local/nvidia/", "/__w/")),
-    ("compose_prefix", _p(r"(?m)^([\w.-]{1,60}_\d{1,3})\s+\|", ' | ', ' |\t')),
+    # docker-compose 1.x names a service's container name_1, Compose v2 name-1
+    ("compose_prefix", _p(r"(?m)^([\w.-]{1,60}[_-]\d{1,3})\s+\|", ' | ', ' |\t')),
     ("store_python", _p(r"(PythonSoftwareFoundation\.Python\.3\.\d+|WindowsApps\\python|LocalCache\\local-packages)",
                         'PythonSoftwareFoundation', 'WindowsApps\\python', 'LocalCache\\local-packages')),
     # a Unix shell prompt (user@host:~$) or absolute Linux paths
