@@ -50,6 +50,10 @@ FIXES = {
                                          "in a container the NVIDIA toolkit mounts it only with the compute "
                                          "capability (NVIDIA_DRIVER_CAPABILITIES=compute,utility or all); on a host, "
                                          "reinstall the NVIDIA driver so that its libraries are complete",
+    # not a CUresult: nvidia.ko's GSP firmware timeouts (Xid 119/120), known faults of some driver releases
+    "GSP firmware timeout": "the GPU's GSP firmware stopped answering the driver (Xid 119/120): with the proprietary "
+                            "kernel module, turn the GSP firmware off (`options nvidia NVreg_EnableGpuFirmware=0` in "
+                            "a file under /etc/modprobe.d/, then reboot), or change to another driver release",
     # NVML's name for a GPU that stopped answering (nvidia.ko: "has fallen off the bus", Xid 79)
     "NVML_ERROR_GPU_IS_LOST": "the GPU stopped answering the driver (it fell off the PCIe bus): reboot to get it "
                               "back; if it happens again, check the power supply and its cables, the card's seating "
@@ -81,7 +85,7 @@ def check(log, ctx):
     others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES and ev.groups[0] != "CUDA_ERROR_NOT_FOUND"]
     others += log.all("cuda_unknown")[:1]
     others += [ev for ev in log.all("cuda_error_text") if "busy" in ev.groups[0]][:1]  # DEVICES_UNAVAILABLE's words
-    others += log.all("cuda_status_text")[:1] + log.all("gpu_lost")[:1]
+    others += log.all("cuda_status_text")[:1] + log.all("gpu_lost")[:1] + log.all("gsp_timeout")[:1]
     # 802 itself, or the fabric manager named beside a failed device count / cuInit
     fabric = [ev for ev in log.all("system_not_ready") if "abric" not in ev.groups[0] or
               log.has("cuda_device_count", "cuinit", "cuda_error")][:1]
@@ -94,7 +98,8 @@ def check(log, ctx):
         return None
     text = " ".join(" ".join(g or "" for g in ev.groups) + " " + log.line_text(ev.line) for ev in evidence)
     name = ("CUDA_ERROR_SYSTEM_NOT_READY" if fabric else None) or ("NVML_ERROR_GPU_IS_LOST" if log.has("gpu_lost")
-                                                                   else None) or next(
+                                                                   else None) or (
+        "GSP firmware timeout" if log.has("gsp_timeout") else None) or next(
         (n for n in FIXES if n in text), None) or next(
         (n for code, n in _CODES.items() if f"({code})" in text or f"code {code}," in text), None) or next(
         (n for words, n in _TEXTS.items() if words in text), None) or (
