@@ -89,7 +89,8 @@ DRIVER = [
     ("no_driver_lib", _p(r"CUDA driver library cannot be found")),
     # the runtime's cudaGetErrorString / the driver's cuGetErrorString text behind a code (PyTorch's "Error 500: named
     # symbol not found", "CUDA error: invalid device ordinal", TF's "Status: ..."), for the codes cuinit-error fixes
-    ("cuda_status_text", _p(r"(?:(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)): |-> )("
+    ("cuda_status_text", _p(r"(?:(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)): |-> |"
+                            r"error=\d{1,3} : |cuda runtime error \(\d{1,3}\) : )("
                             r"named symbol not found|OS call failed or operation not supported on this OS|"
                             r"invalid device ordinal|initialization error|unknown error|PTX JIT compiler library not "
                             r"found|MPS client failed to connect|device doesn't have valid Grid license)",

@@ -59,6 +59,18 @@ FIXES = {
                               "back; if it happens again, check the power supply and its cables, the card's seating "
                               "and temperature, and the Xid lines in `sudo dmesg`",
 }
+# The same results on native Windows, where the Linux steps (modules, sudo, dmesg) do not exist
+WINDOWS = {
+    "CUDA_ERROR_UNKNOWN": "restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it "
+                          "persists, reinstall the NVIDIA driver with a clean install",
+    "CUDA_ERROR_DEVICES_UNAVAILABLE": "another process holds the GPU in Exclusive Process mode: close it (nvidia-smi "
+                                      "lists the processes) or set the default compute mode from an administrator "
+                                      "prompt with `nvidia-smi -c 0`",
+    # PyTorch's DataLoader workers sharing CUDA tensors: CUDA IPC does not exist on Windows
+    "CUDA_ERROR_OPERATING_SYSTEM": "Windows does not support sharing CUDA tensors between processes (CUDA IPC): use "
+                                   "DataLoader(num_workers=0), or return CPU tensors from the worker processes and "
+                                   "move them to the GPU in the main process",
+}
 DEFAULT = "CUDA_ERROR_UNKNOWN"
 # lines only a host prints (its kernel module, its driver packages): a log with one is no container's
 HOST_SIGNS = ("nvrm", "kernel_version", "linux_driver_pkg", "kmod_not_found", "modprobe_error")
@@ -107,6 +119,16 @@ def check(log, ctx):
         "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" if "ompat" in text else DEFAULT)
     cause = t("The CUDA driver refused to initialise ({name}); the driver library loaded, so the NVIDIA driver is "
               "installed, but its kernel side is not usable right now.", name=name)
+    fix = _fix(name, log, ctx)
+    return Finding(ID, t("The CUDA driver failed to start: {name}", name=name),
+                   lines(evidence + log.all("modprobe_error")[:1]), cause, fix, "", rank=27,
+                   supersedes=("no-gpu-visible", "no-gpu-harmless"))
+
+
+def _fix(name, log, ctx):
+    """The fix for result `name` on this log's platform (WSL 2, a container, Windows, or both when it cannot tell)."""
+    if ctx.windows and name in WINDOWS:
+        return t(WINDOWS[name])
     fix = t(FIXES[name])
     if name == "CUDA_ERROR_UNKNOWN" and ctx.wsl:  # no nvidia_uvm module in WSL: the Windows side it is
         fix = t("in WSL 2 the kernel side is the Windows driver: run `wsl --shutdown` in Windows and start again, "
@@ -124,9 +146,4 @@ def check(log, ctx):
                 "driver's libraries, update Docker Desktop or the NVIDIA container toolkit to a release that knows "
                 "the installed driver; on a host: reinstall the NVIDIA driver so that all its libraries come from one "
                 "version")
-    elif name == "CUDA_ERROR_UNKNOWN" and ctx.windows:
-        fix = t("restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it persists, "
-                "reinstall the NVIDIA driver with a clean install")
-    return Finding(ID, t("The CUDA driver failed to start: {name}", name=name),
-                   lines(evidence + log.all("modprobe_error")[:1]), cause, fix, "", rank=27,
-                   supersedes=("no-gpu-visible", "no-gpu-harmless"))
+    return fix
