@@ -67,9 +67,10 @@ PATTERNS = LOADER + [
     # the `cuda` / `cuda-X-Y` meta packages depend on cuda-drivers: NVIDIA's WSL guide says never to install them there
     ("linux_driver_pkg", _p(r"(?m)apt(?:-get)? (?:-y )?install (?:-y )?(cuda(?:-1\d-\d)?)(?: -y)?\s*$", "install cuda",
                             "install -y cuda")),
-    # ERROR_BAD_EXE_FORMAT (193) in Windows' English and Chinese words
-    ("win32_app", _p(r"(?:is not a valid Win32 application|不是有效的 ?Win32 ?应用程序)", "is not a valid Win32",
-                     "不是有效的")),
+    # ERROR_BAD_EXE_FORMAT (193) in Windows' English, Chinese (Simplified, Traditional) and Japanese words
+    ("win32_app", _p(r"(?:is not a valid Win32 application|不是有效的 ?Win32 ?(?:应用程序|應用程式)|"
+                     r"は有効な ?Win32 ?アプリケーションではありません)", "is not a valid Win32", "不是有效的",
+                     "は有効な")),
     ("gpu_access_blocked", _p(r"GPU access blocked by the operating system")),
     # the GPU
     ("device", _p(r"name: ([^\n]{1,80}?) computeCapability: (\d{1,2}\.\d)", 'computeCapability')),
@@ -180,12 +181,14 @@ PATTERNS = LOADER + [
                             r"[Xx][Ee][Oo][Nn](?:\(R\))?(?: CPU)?\s{1,3}[XxEeWwLl][357][0-6]\d\d\b|"
                             r"Pentium(?:\(R\))? (?:4|D|Dual)\b|Phenom|Athlon(?:\(tm\))? (?:64|II))",
                             "Core", "Xeon", "XEON", "xeon", "Pentium", "Phenom", "Athlon")),
-    # ERROR_DLL_INIT_FAILED (1114) in Windows' own words: English, German, French, Chinese
+    # ERROR_DLL_INIT_FAILED (1114) in Windows' own words: English, German, French, Simplified and Traditional Chinese,
+    # Japanese
     ("dll_init_failed", _p(r"(?:(?:DLL\)|dynamic link library) initialization routine failed|"
                            r"DLL-Initialisierungsroutine ist fehlgeschlagen|routine d'initialisation d'une biblioth|"
-                           r"动态链接库\(DLL\)初始化例程失败)",
+                           r"动态链接库\(DLL\)初始化例程失败|動態連結程式庫 ?\(DLL\) ?初始化常式失敗|"
+                           r"\(DLL\) ?初期化ルーチンの実行に失敗しました)",
                            'initialization routine failed', 'DLL-Initialisierungsroutine', "routine d'initialisation",
-                           '初始化例程失败')),
+                           '初始化例程失败', '初始化常式失敗', '初期化ルーチンの実行に失敗')),
     # a DLL load failure inside another package's extension, named by the traceback: protobuf's C extension
     ("protobuf_ext", _p(r"(google[/\\.]protobuf[/\\.]pyext|while importing _message)", "protobuf",
                         "importing _message")),
@@ -222,7 +225,8 @@ PATTERNS = LOADER + [
     # paths only a container has: NVIDIA's CUDA images put the driver mount /usr/local/nvidia on LD_LIBRARY_PATH and
     # PATH (their Dockerfiles' ENV); a GitHub Actions container job works in /__w (the runner's work folder mounted)
     ("container_path", _p(r"(/usr/local/nvidia/(?:lib|bin)|(?<![\w.])/__w/)", "/usr/local/nvidia/", "/__w/")),
-    ("compose_prefix", _p(r"(?m)^([\w.-]{1,60}_\d{1,3})\s+\|", ' | ', ' |\t')),
+    # docker-compose 1.x names a service's container name_1, Compose v2 name-1
+    ("compose_prefix", _p(r"(?m)^([\w.-]{1,60}[_-]\d{1,3})\s+\|", ' | ', ' |\t')),
     ("store_python", _p(r"(PythonSoftwareFoundation\.Python\.3\.\d+|WindowsApps\\python|LocalCache\\local-packages)",
                         'PythonSoftwareFoundation', 'WindowsApps\\python', 'LocalCache\\local-packages')),
     # a Unix shell prompt (user@host:~$) or absolute Linux paths

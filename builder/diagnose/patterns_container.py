@@ -28,9 +28,12 @@ CONTAINER = [
                            "unsatisfied condition:")),
     ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
                      r"error: ([^\n\\\"]{0,200})", "nvidia-container-cli: ")),
-    ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-cli)\\{0,3}\"?: (?:no such file or "
-                            r"directory|executable file not found)", "nvidia-container-runtime-hook",
+    # (and the runtime itself, which /etc/docker/daemon.json names, gone: `exec: "nvidia-container-runtime": ...`)
+    ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-runtime|nvidia-container-cli)\\{0,3}\"?: "
+                            r"(?:no such file or directory|executable file not found)", "nvidia-container-runtime",
                             "nvidia-container-cli:", 'nvidia-container-cli"', 'nvidia-container-cli\\"')),
+    # nvidia-docker 1.0's volume plugin (the nvidia-docker service) failing to make the driver volume
+    ("nvidia_docker1_volume", _p(r"create nvidia_driver_([\d.]{2,20}): VolumeDriver\.Create", "VolumeDriver.Create")),
     # the toolkit too old to parse the image's NVIDIA_REQUIRE_CUDA (src/cli/dsl.c "invalid expression")
     ("nvc_invalid_requirement", _p(r"nvidia-container-cli: requirement error: invalid expression")),
     ("compose_gpu_key", _p(r"(Unsupported config option for services\.[\w.-]{1,60}: '(?:runtime|gpus|device_requests)'|"

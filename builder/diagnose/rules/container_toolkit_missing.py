@@ -18,6 +18,11 @@ VOLUME_MOUNTS = "/var/run/nvidia-container-devices"  # the device plugin's volum
 
 def _toolkit_faults(log):
     """(evidence, fix) for a toolkit that is installed but not set up for this request; ([], '') if none."""
+    if log.has("nvidia_docker1_volume"):
+        return log.all("nvidia_docker1_volume")[:1], t(
+            "this is nvidia-docker 1.0, whose volume plugin (the nvidia-docker service) failed: `systemctl status "
+            "nvidia-docker` says why; nvidia-docker 1.0 is long deprecated: remove it, install the NVIDIA Container "
+            "Toolkit (package nvidia-container-toolkit) and start containers with `docker run --gpus all ...`")
     cdi = log.all("cdi_unresolvable")[:1]
     if cdi:
         return cdi, t("generate the CDI spec of the host's GPUs: `sudo nvidia-ctk cdi generate "
@@ -65,6 +70,7 @@ def check(log, ctx):
     k8s = log.all("k8s_no_gpu_resource")[:2]
     if not evidence and not fault and not k8s:
         return None
+    title = t("Docker cannot give this container a GPU (no NVIDIA container runtime)")
     cause = t("Docker has no NVIDIA runtime to give the container a GPU: the NVIDIA Container Toolkit is not "
               "installed on the host, or Docker was not configured and restarted after installing it.")
     if ctx.windows:
@@ -82,12 +88,12 @@ def check(log, ctx):
             fix += t("; with Docker Desktop on Windows the GPU comes through its WSL 2 backend instead: turn on "
                      "\"Use the WSL 2 based engine\" and update Docker Desktop and the NVIDIA Windows driver")
     if not evidence and fault:
-        evidence = fault
+        evidence, title = fault, t("The NVIDIA Container Toolkit is not set up for this GPU request")
         cause = t("The NVIDIA Container Toolkit is installed but not set up for this request, so the container "
                   "starts without a GPU or not at all.")
         fix = fault_fix
     elif not evidence:
-        evidence = k8s
+        evidence, title = k8s, t("No Kubernetes node offers an NVIDIA GPU")
         cause = t("No Kubernetes node offers an nvidia.com/gpu: NVIDIA's device plugin on the GPU node finds no GPU "
                   "through the node's container runtime, or every GPU is already taken.")
         fix = t("the GPU node needs the NVIDIA driver and the NVIDIA Container Toolkit with NVIDIA's runtime as the "
@@ -95,6 +101,6 @@ def check(log, ctx):
                 "--set-as-default` and restart containerd (or give the device plugin RuntimeClass nvidia); then "
                 "the device plugin lists the GPU and `kubectl describe node` shows nvidia.com/gpu under Allocatable "
                 "(NVIDIA's GPU Operator sets all of this up)")
-    return Finding(ID, t("Docker cannot give this container a GPU (no NVIDIA container runtime)"), lines(evidence),
-                   cause, fix, t("`tfenv doctor` checks the host's driver and Docker's GPU support"), rank=3,
+    return Finding(ID, title, lines(evidence), cause, fix,
+                   t("`tfenv doctor` checks the host's driver and Docker's GPU support"), rank=3,
                    supersedes=("no-gpu-visible", "libcuda-missing", "no-gpu-harmless"))
