@@ -90,7 +90,7 @@ def _no_driver_installed(log, ctx):
             "nvidia-driver-<branch> package), reboot, and nvidia-smi must work")
     if not ctx.platform:  # Linux or WSL 2, the log cannot tell: both, each labelled
         fix = t("on Linux: {linux}; in WSL 2: install or update the NVIDIA driver in Windows (WSL 2 gets nvidia-smi "
-                "from it in /usr/lib/wsl/lib), never a Linux driver inside WSL", linux=fix)
+                "from it in {wsl_lib}), never a Linux driver inside WSL", linux=fix, wsl_lib=wsl_lib(ctx))
     return Finding(ID, t("The NVIDIA driver is not installed"), [ev.line for ev in evidence], cause, fix,
                    tfenv_way(ctx), rank=38, supersedes=("no-gpu-harmless",))
 
