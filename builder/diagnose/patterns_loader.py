@@ -90,7 +90,14 @@ LOADER = [
     ("bnb_runtime_missing", _p(r"WARNING! (libcudart\.so|CUDA runtime files) not found in any environmental path",
                                "not found in any environmental path")),
     ("bnb_runtime_found", _p(r"(?:Possible options found for libcudart|CUDA runtime path found|CUDA SETUP: Loading "
-                             r"binary)", "Possible options found", "runtime path found", "Loading binary")),
+                             r"binary (?![^\n]{0,300}_cpu\.so))", "Possible options found", "runtime path found",
+                             "Loading binary")),
+    # ... and when it ends up with its CPU library although a GPU is there (0.37-0.41): "Defaulting to
+    # libbitsandbytes_cpu.so", the CPU library's "undefined symbol: cget_col_row_stats", "CUDA Setup failed despite
+    # GPU being available"
+    ("bnb_cpu_fallback", _p(r"(Defaulting to libbitsandbytes_cpu\.so|libbitsandbytes_cpu\.so: undefined symbol|"
+                            r"CUDA Setup failed despite GPU being available)", "Defaulting to libbitsandbytes_cpu",
+                            "libbitsandbytes_cpu.so: undefined", "CUDA Setup failed despite")),
     # TF 2.14+ says this instead of naming libcuda.so.1 when no driver is installed
     ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
     # the program that asked for the library when it is not TF: its own words or its package folder in a path

@@ -35,10 +35,12 @@ def gpu_expected(log, ctx):
 
 
 def fatal(log, ev):
-    """A library failure that stopped the import (TF 1.x's self-check), not a warning."""
+    """A library failure that stopped the program (TF 1.x's self-check, an exception a loader raised: ImportError,
+    OSError, ctypes' FileNotFoundError "Could not find module"), not a warning."""
     text = log.line_text(ev.line)
     kinds = ("torch_no_driver", "no_driver_lib", "nvml_init", "smi_no_nvml")
-    return ev.kind in kinds or "ImportError" in text or "Could not find '" in text
+    return ev.kind in kinds or any(word in text for word in ("ImportError", "Could not find '", "OSError",
+                                                              "Could not find module '"))
 
 
 def cpu_only(log):

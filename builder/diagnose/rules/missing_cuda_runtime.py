@@ -13,7 +13,7 @@ from builder.diagnose.rules._common import (
     windows_cuda_install,
     wsl_lib,
 )
-from builder.diagnose.rules._gpu import gpu_expected
+from builder.diagnose.rules._gpu import gpu_expected, libcuda_failures
 from builder.diagnose.rules._mixed import mixed_copies
 from builder.diagnose.rules._programs import cuda_of, other_program, runtime_fix
 from builder.diagnose.versions import family, vkey
@@ -133,9 +133,14 @@ def _unnamed(log, ctx):
 
 
 def _bitsandbytes(log, ctx):
-    """bitsandbytes found no libcudart.so in the environment's paths nor in its backup folder."""
+    """bitsandbytes found no libcudart.so in the environment's paths nor in its backup folder, or fell back to its
+    CPU library (a libcuda failure, in WSL 2 above all, is another rule's)."""
     ev = log.first("bnb_runtime_missing")
-    if not ev or log.has("bnb_runtime_found"):
+    if ev and log.has("bnb_runtime_found"):
+        return None
+    if not ev and not libcuda_failures(log):
+        ev = log.first("bnb_cpu_fallback")
+    if not ev:
         return None
     cause = t("bitsandbytes looks for the CUDA runtime (libcudart.so) in the folders of LD_LIBRARY_PATH and the other "
               "environment paths, then in /usr/local/cuda/lib64, and found it in none of them.")
