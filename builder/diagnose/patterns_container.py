@@ -34,6 +34,9 @@ CONTAINER = [
                             "nvidia-container-cli:", 'nvidia-container-cli"', 'nvidia-container-cli\\"')),
     # nvidia-docker 1.0's volume plugin (the nvidia-docker service) failing to make the driver volume
     ("nvidia_docker1_volume", _p(r"create nvidia_driver_([\d.]{2,20}): VolumeDriver\.Create", "VolumeDriver.Create")),
+    # libnvidia-container's dxcore path finding no adapter (src/nvc_info.c), matched on its own words too: pastes
+    # cut or mistype the "nvidia-container-cli:" before it
+    ("wsl_no_adapters", _p(r"WSL environment detected but no adapters were found")),
     # the toolkit too old to parse the image's NVIDIA_REQUIRE_CUDA (src/cli/dsl.c "invalid expression")
     ("nvc_invalid_requirement", _p(r"nvidia-container-cli: requirement error: invalid expression")),
     ("compose_gpu_key", _p(r"(Unsupported config option for services\.[\w.-]{1,60}: '(?:runtime|gpus|device_requests)'|"

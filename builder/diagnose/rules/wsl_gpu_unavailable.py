@@ -82,7 +82,8 @@ def windows_side(log, ctx):
 
 def check(log, ctx):
     # the toolkit in WSL says so itself (libnvidia-container src/dxcore.c, nvc_info.c)
-    toolkit = [ev for ev in log.all("nvc_error") if any(w in (ev.groups[1] or "") for w in WSL_REFUSALS)][:1]
+    toolkit = ([ev for ev in log.all("nvc_error") if any(w in (ev.groups[1] or "") for w in WSL_REFUSALS)]
+               + log.all("wsl_no_adapters"))[:1]
     if not toolkit and (ctx.platform.value != "wsl2" or log.has("linux_driver_pkg")):
         return None
     evidence = toolkit + (windows_side(log, ctx) if ctx.platform.value == "wsl2" else [])
@@ -121,5 +122,8 @@ def check(log, ctx):
     if toolkit:  # the container toolkit said it: Docker Desktop's (or WSL's) Docker is in the path too
         fix += "; " + t("with Docker Desktop, update it too (single Docker Desktop releases have broken its WSL 2 GPU "
                         "support; the next release, or the one before, works)")
+    if log.has("wsl_no_adapters"):  # dxcore found no NVIDIA adapter at all
+        fix += "; " + t("a machine without an NVIDIA GPU has no adapter to give: run the container without --gpus, "
+                        "on the CPU")
     return Finding(ID, t("WSL 2 does not see the GPU"), lines(evidence), cause, fix,
                    t("`tfenv doctor` in WSL checks /dev/dxg and the Windows driver"), rank=10, supersedes=SUPERSEDES)
