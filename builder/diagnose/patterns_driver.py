@@ -20,7 +20,9 @@ DRIVER = [
                             r"[Ff]abric [Mm]anager)", "ystem not yet initialized", "CUDA_ERROR_SYSTEM_NOT_READY",
                             "fabricmanager", "abric manager", "abric Manager")),
     ("cuda_device_count", _p(r"Unexpected error from cudaGetDeviceCount\(\)")),
-    ("smi_not_found", _p(r"(nvidia-smi: command not found|command not found: nvidia-smi)", "nvidia-smi")),
+    # (Ubuntu's command-not-found hook: "Command 'nvidia-smi' not found, but can be installed with:")
+    ("smi_not_found", _p(r"(nvidia-smi: command not found|command not found: nvidia-smi|"
+                         r"Command 'nvidia-smi' not found)", "nvidia-smi")),
     # a program that ran nvidia-smi and got an error exit (ollama's routes.go: "... check that you have installed
     # GPU drivers: nvidia-smi command failed"; many monitoring scripts say the same words)
     ("smi_failed", _p(r"nvidia-smi command failed")),
@@ -64,6 +66,10 @@ DRIVER = [
     # NVML_ERROR_GPU_IS_LOST ("GPU is lost") as nvidia-smi prints it
     ("gpu_lost", _p(r"(fallen off the bus|GPU is lost|NVML_ERROR_GPU_IS_LOST|NVMLError_GPUIsLost)",
                     "fallen off the bus", "GPU is lost", "NVML_ERROR_GPU_IS_LOST", "NVMLError_GPUIsLost")),
+    # the GPU's firmware processor not answering the driver (kernel_gsp.c: "Timeout after %llus of waiting for RPC
+    # response from GPU%d GSP!"; Xid 119 and 120)
+    ("gsp_timeout", _p(r"(waiting for RPC response from GPU\d{1,2} GSP|Xid \(PCI:[\dA-Fa-f:.]{4,16}\): 1(?:19|20)\b)",
+                       "waiting for RPC response from GPU", "Xid (PCI:")),
     # nvidia-smi when NVML cannot reach one GPU it enumerated ("Unable to determine the device handle for GPU%s: %s"),
     # the lost GPU's usual words on a host
     ("gpu_lost", _p(r"Unable to determine the device handle for GPU ?[\dA-Fa-f:.]{4,20}: (Unknown Error|GPU is lost)",
@@ -83,7 +89,8 @@ DRIVER = [
     ("no_driver_lib", _p(r"CUDA driver library cannot be found")),
     # the runtime's cudaGetErrorString / the driver's cuGetErrorString text behind a code (PyTorch's "Error 500: named
     # symbol not found", "CUDA error: invalid device ordinal", TF's "Status: ..."), for the codes cuinit-error fixes
-    ("cuda_status_text", _p(r"(?:(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)): |-> )("
+    ("cuda_status_text", _p(r"(?:(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)): |-> |"
+                            r"error=\d{1,3} : |cuda runtime error \(\d{1,3}\) : )("
                             r"named symbol not found|OS call failed or operation not supported on this OS|"
                             r"invalid device ordinal|initialization error|unknown error|PTX JIT compiler library not "
                             r"found|MPS client failed to connect|device doesn't have valid Grid license)",

@@ -41,8 +41,17 @@ WSL = [
     ("linux_driver_lib", _p(r"((?<![\w.])/(?!usr/lib/wsl)[\w/.+-]{0,100}lib(?:cuda|nvidia-ml)\.so\.\d{3}\.\d{1,3}"
                             r"(?:\.\d{1,3})?)", "libcuda.so.", "libnvidia-ml.so.")),
     # the folder the Windows driver's libraries are mounted at is not there
-    ("wsl_lib_missing", _p(r"(?:cannot access '/usr/lib/wsl/lib|/usr/lib/wsl/lib/?'?: No such file or directory)",
-                           "/usr/lib/wsl/lib")),
+    # (and /usr/lib/wsl/drivers, where WSL mounts the Windows driver store: microsoft/WSL src/linux/init/init.cpp)
+    ("wsl_lib_missing", _p(r"(?:cannot access '/usr/lib/wsl/(?:lib|drivers)|/usr/lib/wsl/(?:lib|drivers)/?'?: No such "
+                           r"file or directory)", "/usr/lib/wsl/")),
+    # glibc's ld.so starting nvidia-smi without NVML on the loader path (elf/dl-load.c "error while loading shared
+    # libraries"): in WSL 2 the Windows driver's libnvidia-ml.so.1 is in /usr/lib/wsl/lib
+    ("smi_no_nvml", _p(r"nvidia-smi: error while loading shared libraries: libnvidia-ml\.so\.1",
+                       "error while loading shared libraries: libnvidia-ml")),
+    # a Linux driver being built or loaded for WSL's own kernel: DKMS finds no headers for it (dkms "Your kernel
+    # headers for kernel %s cannot be found"), kmod's modprobe finds no nvidia module under its /lib/modules
+    ("linux_driver_for_wsl", _p(r"(?:kernel headers for kernel|Module nvidia[\w-]{0,12} not found in directory "
+                                r"/lib/modules/) ?([\d.]+-microsoft-standard-WSL2)", "microsoft-standard-WSL2")),
     # the GPU paravirtualisation's user-space parts, which only WSL's /usr/lib/wsl/lib has: dxcore, Direct3D 12 (what
     # DirectML, tensorflow-directml and Mesa's d3d12 driver load)
     ("dxcore_missing", _p(r"(lib(?:dxcore|d3d12|d3d12core|directml)\.so)[^\n]{0,80}(?:cannot open|not found|No such "

@@ -1,7 +1,8 @@
 """Programs other than TF that load NVIDIA's libraries by name (ONNX Runtime, CTranslate2, JAX, PaddlePaddle,
-PyTorch): which one a log comes from, and their advice when a CUDA library or cuDNN did not load. Their fix is
-the program's own (the CUDA and cuDNN it was built for, its pip wheels), never TF's tested configuration or
-tensorflow[and-cuda]. The rule ids stay missing-cuda-runtime and missing-cudnn: the cause is the same."""
+PyTorch, NVRTC's users, CuPy): which one a log comes from, and their advice when a CUDA library or cuDNN did not
+load. Their fix is the program's own (the CUDA and cuDNN it was built for, its pip wheels), never TF's tested
+configuration or tensorflow[and-cuda]. The rule ids stay missing-cuda-runtime and missing-cudnn: the cause is the
+same."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t

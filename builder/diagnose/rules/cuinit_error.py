@@ -50,10 +50,26 @@ FIXES = {
                                          "in a container the NVIDIA toolkit mounts it only with the compute "
                                          "capability (NVIDIA_DRIVER_CAPABILITIES=compute,utility or all); on a host, "
                                          "reinstall the NVIDIA driver so that its libraries are complete",
+    # not a CUresult: nvidia.ko's GSP firmware timeouts (Xid 119/120), known faults of some driver releases
+    "GSP firmware timeout": "the GPU's GSP firmware stopped answering the driver (Xid 119/120): with the proprietary "
+                            "kernel module, turn the GSP firmware off (`options nvidia NVreg_EnableGpuFirmware=0` in "
+                            "a file under /etc/modprobe.d/, then reboot), or change to another driver release",
     # NVML's name for a GPU that stopped answering (nvidia.ko: "has fallen off the bus", Xid 79)
     "NVML_ERROR_GPU_IS_LOST": "the GPU stopped answering the driver (it fell off the PCIe bus): reboot to get it "
                               "back; if it happens again, check the power supply and its cables, the card's seating "
                               "and temperature, and the Xid lines in `sudo dmesg`",
+}
+# The same results on native Windows, where the Linux steps (modules, sudo, dmesg) do not exist
+WINDOWS = {
+    "CUDA_ERROR_UNKNOWN": "restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it "
+                          "persists, reinstall the NVIDIA driver with a clean install",
+    "CUDA_ERROR_DEVICES_UNAVAILABLE": "another process holds the GPU in Exclusive Process mode: close it (nvidia-smi "
+                                      "lists the processes) or set the default compute mode from an administrator "
+                                      "prompt with `nvidia-smi -c 0`",
+    # PyTorch's DataLoader workers sharing CUDA tensors: CUDA IPC does not exist on Windows
+    "CUDA_ERROR_OPERATING_SYSTEM": "Windows does not support sharing CUDA tensors between processes (CUDA IPC): use "
+                                   "DataLoader(num_workers=0), or return CPU tensors from the worker processes and "
+                                   "move them to the GPU in the main process",
 }
 DEFAULT = "CUDA_ERROR_UNKNOWN"
 # lines only a host prints (its kernel module, its driver packages): a log with one is no container's
@@ -81,7 +97,7 @@ def check(log, ctx):
     others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES and ev.groups[0] != "CUDA_ERROR_NOT_FOUND"]
     others += log.all("cuda_unknown")[:1]
     others += [ev for ev in log.all("cuda_error_text") if "busy" in ev.groups[0]][:1]  # DEVICES_UNAVAILABLE's words
-    others += log.all("cuda_status_text")[:1] + log.all("gpu_lost")[:1]
+    others += log.all("cuda_status_text")[:1] + log.all("gpu_lost")[:1] + log.all("gsp_timeout")[:1]
     # 802 itself, or the fabric manager named beside a failed device count / cuInit
     fabric = [ev for ev in log.all("system_not_ready") if "abric" not in ev.groups[0] or
               log.has("cuda_device_count", "cuinit", "cuda_error")][:1]
@@ -94,7 +110,8 @@ def check(log, ctx):
         return None
     text = " ".join(" ".join(g or "" for g in ev.groups) + " " + log.line_text(ev.line) for ev in evidence)
     name = ("CUDA_ERROR_SYSTEM_NOT_READY" if fabric else None) or ("NVML_ERROR_GPU_IS_LOST" if log.has("gpu_lost")
-                                                                   else None) or next(
+                                                                   else None) or (
+        "GSP firmware timeout" if log.has("gsp_timeout") else None) or next(
         (n for n in FIXES if n in text), None) or next(
         (n for code, n in _CODES.items() if f"({code})" in text or f"code {code}," in text), None) or next(
         (n for words, n in _TEXTS.items() if words in text), None) or (
@@ -102,6 +119,16 @@ def check(log, ctx):
         "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" if "ompat" in text else DEFAULT)
     cause = t("The CUDA driver refused to initialise ({name}); the driver library loaded, so the NVIDIA driver is "
               "installed, but its kernel side is not usable right now.", name=name)
+    fix = _fix(name, log, ctx)
+    return Finding(ID, t("The CUDA driver failed to start: {name}", name=name),
+                   lines(evidence + log.all("modprobe_error")[:1]), cause, fix, "", rank=27,
+                   supersedes=("no-gpu-visible", "no-gpu-harmless"))
+
+
+def _fix(name, log, ctx):
+    """The fix for result `name` on this log's platform (WSL 2, a container, Windows, or both when it cannot tell)."""
+    if ctx.windows and name in WINDOWS:
+        return t(WINDOWS[name])
     fix = t(FIXES[name])
     if name == "CUDA_ERROR_UNKNOWN" and ctx.wsl:  # no nvidia_uvm module in WSL: the Windows side it is
         fix = t("in WSL 2 the kernel side is the Windows driver: run `wsl --shutdown` in Windows and start again, "
@@ -119,9 +146,4 @@ def check(log, ctx):
                 "driver's libraries, update Docker Desktop or the NVIDIA container toolkit to a release that knows "
                 "the installed driver; on a host: reinstall the NVIDIA driver so that all its libraries come from one "
                 "version")
-    elif name == "CUDA_ERROR_UNKNOWN" and ctx.windows:
-        fix = t("restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it persists, "
-                "reinstall the NVIDIA driver with a clean install")
-    return Finding(ID, t("The CUDA driver failed to start: {name}", name=name),
-                   lines(evidence + log.all("modprobe_error")[:1]), cause, fix, "", rank=27,
-                   supersedes=("no-gpu-visible", "no-gpu-harmless"))
+    return fix

@@ -54,7 +54,7 @@ def _no_kernel_module(log, ctx):
     refused = log.all("modprobe_refused")[:1]
     evidence = log.all("kmod_not_found")[:1] + refused + log.all("smi_no_driver")[:1]
     if not evidence:
-        return None
+        return _no_driver_installed(log, ctx)
     reason = refused[0].groups[0] if refused else ""
     fix = t("reinstall the NVIDIA driver for the running kernel (`uname -r`), preferably the distribution's package "
             "or the .run file with --dkms, so that DKMS rebuilds the module on every kernel update (`dkms status` "
@@ -76,6 +76,22 @@ def _no_kernel_module(log, ctx):
         cause = t("nvidia-smi cannot reach the NVIDIA kernel driver: its module is not loaded (not built for the "
                   "running kernel, blocked by Secure Boot, or never installed).")
     return Finding(ID, t("The NVIDIA kernel driver is not loaded"), [ev.line for ev in evidence], cause, fix,
+                   tfenv_way(ctx), rank=38, supersedes=("no-gpu-harmless",))
+
+
+def _no_driver_installed(log, ctx):
+    """No nvidia-smi at all: the driver (which installs it; the CUDA toolkit does not) is not installed."""
+    evidence = log.all("smi_not_found")[:1]
+    if not evidence:
+        return None
+    cause = t("nvidia-smi does not exist here: no NVIDIA driver is installed (the driver installs nvidia-smi; the "
+              "CUDA toolkit does not).")
+    fix = t("install the NVIDIA driver (Ubuntu: `sudo ubuntu-drivers install`, or the distribution's "
+            "nvidia-driver-<branch> package), reboot, and nvidia-smi must work")
+    if not ctx.platform:  # Linux or WSL 2, the log cannot tell: both, each labelled
+        fix = t("on Linux: {linux}; in WSL 2: install or update the NVIDIA driver in Windows (WSL 2 gets nvidia-smi "
+                "from it in {wsl_lib}), never a Linux driver inside WSL", linux=fix, wsl_lib=wsl_lib(ctx))
+    return Finding(ID, t("The NVIDIA driver is not installed"), [ev.line for ev in evidence], cause, fix,
                    tfenv_way(ctx), rank=38, supersedes=("no-gpu-harmless",))
 
 

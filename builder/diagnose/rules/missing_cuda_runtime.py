@@ -55,6 +55,7 @@ def check(log, ctx):
         fix = _stand_in_fix(ctx, present, stand) if stand else _windows_fix(ctx, cuda, names)
     else:
         fix = _linux_fix(found, ctx, cuda) + ("; " + _stand_in_fix(ctx, present, stand) if stand else "")
+        fix += _wsl_toolkit_note(ctx)
     return Finding(ID, t("TensorFlow cannot load the CUDA {cuda} libraries: {names}", cuda=cuda or t("runtime"),
                          names=", ".join(names)), [ev.line for _, ev in found], cause, fix, tfenv_way(ctx), rank=32)
 
@@ -86,6 +87,16 @@ def _windows_fix(ctx, cuda, names):
     if cudnn:
         return fix + "; " + t("cuDNN {cudnn} goes with it (its bin folder on PATH too)", cudnn=cudnn)
     return fix + "; " + t("cuDNN goes with it (its bin folder on PATH too)")
+
+
+def _wsl_toolkit_note(ctx):
+    """NVIDIA's CUDA on WSL guide: in WSL 2 the driver is the Windows one; the toolkit comes from the WSL-Ubuntu
+    repository as cuda-toolkit-X-Y (the cuda / cuda-drivers meta packages would install a Linux driver)."""
+    if ctx.platform.value != "wsl2":
+        return ""
+    return "; " + t("in WSL 2 the driver is the Windows one: install only the toolkit, from NVIDIA's WSL-Ubuntu "
+                    "repository as cuda-toolkit-X-Y (never the cuda or cuda-drivers meta packages, which bring a Linux "
+                    "driver), or NVIDIA's pip CUDA wheels")
 
 
 def _linux_fix(found, ctx, cuda):
@@ -128,6 +139,7 @@ def _unnamed(log, ctx):
         fix = t("for TF 2.14 and later: `pip install 'tensorflow[and-cuda]'` (the CUDA and cuDNN wheels it was "
                 "built with; TF 2.15+ needs CUDA 12); older TF: install the CUDA and cuDNN of TF's tested "
                 "configuration and put their lib folder on LD_LIBRARY_PATH")
+        fix += _wsl_toolkit_note(ctx)
     return Finding(ID, t("TensorFlow cannot load some CUDA libraries (unnamed)"), [ev.line], cause, fix,
                    tfenv_way(ctx), rank=32)
 

@@ -64,6 +64,8 @@ def windows_side(log, ctx):
     evidence = dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + unknown_driver + busy
     evidence += log.all("wsl_lib_missing")[:1] + log.all("smi_tcc")[:1] + log.all("nvc_dxcore_failed")[:1]
     evidence += no_cuda_listing(log)
+    # nvidia-smi's "No devices were found": in WSL 2 its NVML is the Windows driver's, which paravirtualises no GPU
+    evidence += [ev for ev in log.all("no_device") if "No devices were found" in ev.groups[0]][:1]
     # a release build below WSL's GPU minimum has no GPU paravirtualisation at all: the cause whatever else failed
     build, why = windows_build(log, ctx)
     if build and (evidence or why == "old" or log.has(*FAILURES)):

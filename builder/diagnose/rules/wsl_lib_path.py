@@ -18,6 +18,7 @@ from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines, wsl_lib
 from builder.diagnose.rules._gpu import libcuda_failures
+from builder.diagnose.rules.wsl_linux_driver import installed_driver_packages
 
 ID = "wsl-lib-path"
 SUPERSEDES = ("libcuda-missing", "no-gpu-harmless", "wsl-libcuda-symlink")
@@ -40,7 +41,7 @@ def _cudnn_sub_library(log):
 
 
 def check(log, ctx):
-    if ctx.platform.value != "wsl2" or log.has("linux_driver_pkg"):
+    if ctx.platform.value != "wsl2" or installed_driver_packages(log):
         return None
     failed = [ev for _, ev in libcuda_failures(log)]
     # the stub answering after libcuda.so.1 was not found: someone put .../stubs on the path to get past it

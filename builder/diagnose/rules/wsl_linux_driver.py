@@ -15,14 +15,23 @@ from builder.diagnose.rules.wsl_gpu_unavailable import windows_side
 
 ID = "wsl-linux-driver"
 STRONG = ("linux_driver_pkg", "ldcache_driver_lib", "linux_driver_lib", "nvml_mismatch", "kernel_dso_mismatch",
-          "system_driver_mismatch")
+          "system_driver_mismatch", "linux_driver_for_wsl")
+# Ubuntu's command-not-found offering a driver package ("Command 'nvidia-smi' not found, but can be installed with:
+# sudo apt install nvidia-utils-525") names a package that is not installed
+_OFFER = "can be installed with"
+
+
+def installed_driver_packages(log):
+    """The Linux driver packages the log shows, less those command-not-found only offers."""
+    return [ev for ev in log.all("linux_driver_pkg")
+            if not any(_OFFER in log.line_text(n) for n in range(max(1, ev.line - 3), ev.line + 1))]
 WEAK = ("smi_no_driver", "nvml_failed", "no_driver_running")
 
 
 def check(log, ctx):
     if ctx.platform.value != "wsl2":
         return None
-    strong = [ev for kind in STRONG for ev in log.all(kind)]
+    strong = installed_driver_packages(log) + [ev for kind in STRONG[1:] for ev in log.all(kind)]
     # "GPU access blocked by the operating system" is WSL's own refusal (wsl-gpu-unavailable), not a Linux driver
     weak = [ev for kind in WEAK for ev in log.all(kind) if "access blocked" not in log.line_text(ev.line)]
     # no device although the WSL libcuda would see one: a Linux libcuda came first (the usual WSL2 case)
