@@ -28,6 +28,8 @@ def facts():
     "[    0.412345] misc dxg: dxgk: dxgkio_query_adapter_info: Ioctl failed: -22",  # dxgkrnl in dmesg
     "I set memory=16GB in C:\\Users\\me\\.wslconfig",
     "WSL version: 2.0.9.0\nKernel version: 5.15.133.1-1",  # `wsl --version`
+    "WSL 版本： 1.0.3.0\n内核版本： 5.15.79.1",  # `wsl --version` on a Chinese Windows
+    "WSL バージョン: 2.0.14.0",
     "Linux DESKTOP-1 5.15.90.1-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux",  # uname -a
     "/usr/lib/wsl/drivers/nv_dispi.inf_amd64_7b5b1a5c/libcuda.so.1.1",
     "\x00".join("  NAME      STATE           VERSION\n* Ubuntu    Running         2\n"),  # wsl -l -v, UTF-16
