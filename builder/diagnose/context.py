@@ -131,6 +131,9 @@ def _platform(log, container=False):
     ev = next((ev for ev in log.all("wsl_word") if "dxcore" not in log.line_text(ev.line)), None)
     if ev and "1" not in ev.groups[0]:
         return Fact("wsl2", ev.line, ev.groups[0])
+    ev = log.first("wsl_only")
+    if ev and not log.has("dll_name"):
+        return Fact("wsl2", ev.line, f"a name only WSL 2 has ({ev.groups[0]}); WSL 2 assumed")
     ev = log.first("wsl_hint")
     if ev and (log.has("so_name", "smi_no_driver", "nvml_failed", "linux_driver_pkg") or not log.has("dll_name")):
         return Fact("wsl2", ev.line, f"a WSL path or host name ({ev.groups[0]}); WSL 2 assumed")

@@ -82,6 +82,18 @@ WSL = [
     # with its "CUDA error: out of memory" the failing allocation is the pinned one
     ("pin_memory_frame", _p(r"(pin_memory=True|\.pin_memory\(|, in pin_memory\b)", "pin_memory")),
     ("torch_cuda_oom", _p(r"CUDA error: out of memory")),
+    # names only WSL 2 has (microsoft/WSL's init and docs): Windows' UNC paths to a distribution (\\wsl$\<distro>,
+    # \\wsl.localhost\<distro>), WSLg's /mnt/wslg, the variables WSL's init sets (WSL_DISTRO_NAME, WSL_INTEROP and
+    # its /run/WSL/ socket), the dxgkrnl driver's kernel lines ("misc dxg: dxgk: ..."), the .wslconfig file
+    ("wsl_only", _p(r"(\\\\wsl(?:\$|\.localhost)\\|/mnt/wslg\b|\bWSL_DISTRO_NAME=|\bWSL_INTEROP=|/run/WSL/|"
+                    r"\bdxgk: |misc dxg: |\.wslconfig\b)",
+                    "\\wsl", "/mnt/wslg", "WSL_DISTRO_NAME", "WSL_INTEROP", "/run/WSL/", "dxgk: ", "misc dxg: ",
+                    ".wslconfig")),
+    # `wsl --version`'s first line (the Store WSL, whose distributions are WSL 2 unless converted), in every language
+    # WSL ships (localization/strings/*/Resources.resw MessagePackageVersions: "WSL version: {}", "WSL 版本： {}" ...)
+    ("wsl_only", _p(r"((?:WSL[ -](?:[Vv]ersion|versjon|versie|versio|verzió|版本|バージョン|버전|sürümü)|Версия WSL|"
+                    r"Wersja podsystemu WSL|Verze WSL|Versão (?:do )?WSL|Versión de WSL|Versione WSL|Version WSL)"
+                    r" ?[:：] ?\d+\.\d+\.\d+)", "WSL")),
     # nvidia-smi's GPU row with the TCC driver model (the data-center compute mode): WSL's GPU-PV exposes WDDM GPUs only
     ("smi_tcc", _p(r"\|\s{1,6}\d{1,2}\s{1,4}[^|\n]{1,60}?\s(TCC)\s{0,6}\|", " TCC ")),
 ]
