@@ -15,7 +15,7 @@ import stays libcuda-missing (above; its container fix names `--gpus all` as wel
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules import missing_cuda_runtime
-from builder.diagnose.rules._common import tfenv_way
+from builder.diagnose.rules._common import tfenv_way, wsl_lib
 from builder.diagnose.rules._gpu import fatal, libcuda_failures
 from builder.diagnose.versions import family
 
@@ -57,6 +57,11 @@ def check(log, ctx):
     elif ctx.windows:
         fix = t("check that Device Manager and nvidia-smi show the GPU and that CUDA_VISIBLE_DEVICES is not set to -1 "
                 "or empty; on a laptop, run Python on the NVIDIA GPU (NVIDIA Control Panel)")
+    elif ctx.platform.value == "wsl2":  # no /dev/nvidia0 nor kernel module in WSL 2: GPU paravirtualisation
+        fix = t("in WSL 2 the GPU comes from the Windows driver: check that nvidia-smi inside WSL "
+                "({wsl_lib}/nvidia-smi) lists it, that /dev/dxg exists and that CUDA_VISIBLE_DEVICES is not set to -1 "
+                "or empty; if nvidia-smi lists no GPU, update the NVIDIA Windows driver and WSL (`wsl --update` in "
+                "Windows), then `wsl --shutdown` and start again", wsl_lib=wsl_lib(ctx))
     elif any(ev.groups[0].lstrip("> |\t").startswith(("NVRM", "No devices")) for ev in log.all("no_device")):
         cause = t("The NVIDIA driver is running but finds no GPU that it drives.")
         fix = t("`lspci | grep -i nvidia` must list the card (if it does not: it is switched off in the firmware "
