@@ -1,8 +1,8 @@
 """A pasted log as the program printed it: what copying, quoting and log collectors added is taken off first.
 
 Each step looks for its form with one cheap scan and does nothing when the form is absent, so a plain log costs
-a few literal searches. Steps keep one line for one line where they can (a wrap is joined into its first line and
-the lines it took stay empty), so the line numbers a report quotes are the paste's own.
+a few literal searches. Steps keep one line for one line except where they unwrap (a joined wrap, a logfmt
+message's `\\n`): there a quoted line number counts the lines as read, and the quote shows the line itself.
 
 - colours: ANSI escapes of a terminal, a notebook or `docker logs` of a TTY; zero-width spaces and BOMs of web
   copies; CRLF.
@@ -43,8 +43,8 @@ _SHARED = ((r"[ \t]{0,3}[-*+] `*", 0.6), (r"\t", 0.8))  # Markdown bullets, one 
 
 
 def _after(body):
-    """The prefix after a newline and after a `\\r` (a progress bar's return starts the row a terminal shows)."""
-    return re.compile("(\n)" + body), re.compile("(\r)" + body)
+    """The prefix where a row starts (a literal newline first: the regex engine then skips to each newline)."""
+    return re.compile("(\n)" + body)
 
 
 _ANYWHERE_RE = _after("(?:" + "|".join(_ANYWHERE) + ")+")
@@ -74,7 +74,8 @@ def unpaste(text, needles):
         text = _LOGFMT.sub(lambda m: _ESCAPE.sub(lambda e: _UNESCAPE[e.group(1)], m.group(1)), text)
         text = _ANSI.sub("", text) if "\x1b" in text else text
     lengths = [len(line) for line in text.split("\n")]  # a wrap cut the rows as they were, prefixes and all
-    return join_wraps(_strip_prefixes(text), needles, lengths)
+    text = _strip_prefixes(text)
+    return join_wraps(text, needles, lengths) if max(lengths) <= MAX_WIDTH else text
 
 
 def _json_string(match):
@@ -98,15 +99,13 @@ def _strip_prefixes(text):
 
 def _strip(text, regexes, share=None, keep_first=False):
     """`text` without the prefix where it starts a row; one literal-led search when there is none."""
-    for regex in regexes if "\r" in text else regexes[:1]:
-        first = regex.search(text)
-        if first is None:
-            continue
-        if share is not None and len(regex.findall(text)) < share * len(_ROW.findall(text)):
-            continue
-        cut = first.end() if keep_first else first.start()
-        text = text[:cut] + regex.sub(r"\1", text[cut:])
-    return text
+    first = regexes.search(text)
+    if first is None:
+        return text
+    if share is not None and len(regexes.findall(text)) < share * len(_ROW.findall(text)):
+        return text
+    cut = first.end() if keep_first else first.start()
+    return text[:cut] + regexes.sub(r"\1", text[cut:])
 
 
 def join_wraps(text, needles, lengths=None):
@@ -123,12 +122,12 @@ def join_wraps(text, needles, lengths=None):
         while end < len(lines) - 1 and lengths[end] == width and not lines[end].endswith("  "):
             end += 1
         chains += end > i
-        before = "".join(line + "\n" for line in lines[max(0, i - CONTEXT):i])
-        if end > i and _needle_in_cut(lines[i:end + 1], before, needles, strong):
-            lines[i] = "".join(_uncut(line) for line in lines[i:end]) + lines[end]
-            for k in range(i + 1, end + 1):
-                lines[k] = ""
+        context = (lines[max(0, i - CONTEXT):i], lines[end + 1:end + 1 + CONTEXT])
+        if end > i and _needle_in_cut(lines[i:end + 1], context, needles, strong):
+            lines[i:end + 1] = ["".join(_uncut(line) for line in lines[i:end]) + lines[end]]
+            lengths[i:end + 1] = [width - 1]  # a joined line is cut no more
             changed = True
+            end = i
         i = end + 1
     return "\n".join(lines) if changed else text
 
@@ -153,27 +152,28 @@ def _width(lines, lengths):
 _DIGITS = str.maketrans("123456789", "000000000")
 
 
-def _needle_in_cut(rows, before, needles, strong):
+def _needle_in_cut(rows, context, needles, strong):
     """Whether a needle runs across a cut between `rows` (the cut ones and the line after them); where the width
-    is sure, also whether a needle's pattern, run from up to CONTEXT lines `before` them, matches across a cut and
-    so further than it does on the cut rows (the message was cut, not a new one that follows a full row)."""
+    is sure (see _width), also whether a needle is in them or a needle's pattern, run on them with up to CONTEXT
+    lines before and after, matches across a cut (a message that started lines before was cut)."""
     pieces = [_uncut(row) for row in rows[:-1]] + rows[-1:]
     joined, cuts = "".join(pieces), []
     for piece in pieces[:-1]:
         cuts.append((cuts[-1] if cuts else 0) + len(piece))
-    found = [needle for needle in needles if needle in joined or needle in before]
-    for needle in found:
+    for needle in needles:
         pos = joined.find(needle, 0, cuts[-1] + len(needle) - 1)
         while pos >= 0:
-            if any(pos < cut < pos + len(needle) for cut in cuts):
+            if strong or any(pos < cut < pos + len(needle) for cut in cuts):
                 return True
             pos = joined.find(needle, pos + 1, cuts[-1] + len(needle) - 1)
     if not strong:
         return False
-    window = before + joined
-    first, last = len(before) + cuts[0], len(before) + cuts[-1]
-    return any(m.start() < last and m.end() > first for needle in found for regex in needles[needle]
-               for m in regex.finditer(window))
+    if any(needle in joined for needle in needles):
+        return True
+    before, after = "".join(line + "\n" for line in context[0]), "".join("\n" + line for line in context[1])
+    window, first, last = before + joined + after, len(before) + cuts[0], len(before) + cuts[-1]
+    return any(m.start() < last and m.end() > first for needle in needles if needle in before or needle in after
+               for regex in needles[needle] for m in regex.finditer(window))
 
 
 def _uncut(row):

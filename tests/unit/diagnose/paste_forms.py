@@ -93,6 +93,9 @@ def crlf(text):
     return text.replace("\n", "\r\n")
 
 
+_QUOTED = re.compile(r"(?:> ?)*")
+
+
 def cr_progress(text):
     """tqdm and Keras progress bars in a captured stream: `\\r` updates with no newline, the next message glued
     after the last update on the same line (every third message here; a message's indented continuation lines
@@ -101,8 +104,9 @@ def cr_progress(text):
     keras = "\r 1/10 [==>...........................] - ETA: 5s - loss: 2.3026\r 2/10 [=====>...] - ETA: 4s"
     out = []
     for i, line in enumerate(_lines(text)):
-        glue = "" if line[:1].isspace() else bar if i % 6 == 0 else keras if i % 3 == 0 else ""
-        out.append(glue + line)
+        quoted = _QUOTED.match(line).end()  # a forum's quote marks were added after the capture, before the bar
+        glue = "" if line[quoted:quoted + 1].isspace() else bar if i % 6 == 0 else keras if i % 3 == 0 else ""
+        out.append(line[:quoted] + glue + line[quoted:])
     return "\n".join(out) + "\n"
 
 

@@ -23,16 +23,7 @@ from tests.unit.diagnose.explain_scoring import judge
 from tests.unit.diagnose.paste_forms import ALL, FORMS, WHERE
 from tests.unit.diagnose.test_explain_corpus import CASES, facts  # noqa: F401  (the fixture)
 
-KNOWN = {
-    ("wrap_80", "149-container-cuda110-base-nvml-driver-not-loaded-nvc-info"): "a 400-character path cut in five rows",
-    ("wrap_80_backslash", "149-container-cuda110-base-nvml-driver-not-loaded-nvc-info"): "the same",
-    ("wrap_80", "852-linux-nvidia-docker-journal-api-mismatch-367"): "NVRM's four-line message, each row cut again",
-    ("wrap_80_backslash", "852-linux-nvidia-docker-journal-api-mismatch-367"): "the same",
-    ("wrap_120", "865-linux-colabfold-driver-110-older-than-ptxas-116"): "the log is already cut at 150 columns",
-    ("wrap_120_backslash", "865-linux-colabfold-driver-110-older-than-ptxas-116"): "the same",
-    ("cr_progress", "135-container-tensorrtserver-1902-driver-396-quoted"): "a bar glued before a quoted row",
-    ("colab_shell", "135-container-tensorrtserver-1902-driver-396-quoted"): "the same",
-}
+KNOWN = {}  # (form, corpus log): why it still changes verdict; none at present
 
 
 @pytest.mark.parametrize("form", FORMS, ids=lambda f: f.__name__)
