@@ -17,6 +17,7 @@ import bisect
 import re
 from typing import NamedTuple
 
+from builder.diagnose.paste import unpaste
 from builder.diagnose.patterns import KINDS, PATTERNS  # noqa: F401  (KINDS: what the parser knows)
 
 MAX_PER_KIND = 200
@@ -95,7 +96,7 @@ class Log:
 
 def parse(text):
     """Every known message in `text` (a str), as a Log."""
-    text = normalise(text)
+    text = unpaste(normalise(text), WRAP_NEEDLES)
     log = Log(text)
     index = _LineIndex(text, log._newlines)
     for kind, (pattern, needles, span) in PATTERNS:
@@ -227,6 +228,12 @@ def _anchors(needles, size=3):
     return chosen
 
 
+# the needles a terminal's wrap may cut (shorter ones say too little to join two lines for)
+WRAP_NEEDLES = {}
+for _kind, (_regex, _needles, _span) in PATTERNS:  # noqa: B007
+    for _needle in _needles:
+        if len(_needle) >= 6:
+            WRAP_NEEDLES.setdefault(_needle, []).append(_regex)
 ANCHORS = _anchors(sorted({n for _, (_, needles, _) in PATTERNS for n in needles}))
 
 

@@ -1,0 +1,181 @@
+"""A pasted log as the program printed it: what copying, quoting and log collectors added is taken off first.
+
+Each step looks for its form with one cheap scan and does nothing when the form is absent, so a plain log costs
+a few literal searches. Steps keep one line for one line where they can (a wrap is joined into its first line and
+the lines it took stay empty), so the line numbers a report quotes are the paste's own.
+
+- colours: ANSI escapes of a terminal, a notebook or `docker logs` of a TTY; zero-width spaces and BOMs of web
+  copies; CRLF.
+- escaped lines: a notebook's saved output (.ipynb JSON strings) and logfmt's `msg="..."` (logrus, dockerd,
+  containerd), unescaped (`\\"`, `\\\\`, `\\n`).
+- prefixes before every line: e-mail/GitHub quotes (`> `, `>> `, not Python's `>>> `), Markdown bullets and inline
+  code, `docker logs -t` and CRI timestamps (`... stderr F `), journald/syslog, Python's logging, compose's
+  `service-1  | ` (its first line is kept: it tells a container), one tab of indentation.
+- hard wraps: a terminal or console cuts a long line at its width (80, 120, ...; a `\\` at the cut for some
+  tools). A run of lines of exactly that width is joined with the line after it only when the join puts a known
+  message's literal (a needle) where it starts in a cut line; never elsewhere.
+"""
+
+import json
+import re
+
+_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]{0,30}[A-Za-z]|\][^\x07\n]{0,200}\x07|[()][AB0-2])")
+
+_JSON_LINE = re.compile(r'(?m)^[ \t]*("(?:[^"\\\n]|\\.){0,20000}")[ \t]*,?[ \t]*$')
+_LOGFMT = re.compile(r'(?m)^[^\n]{0,200}?\blevel=\w{1,10} [^\n]{0,200}?\bmsg="((?:[^"\\\n]|\\.){0,200000})"'
+                     r'[^\n]{0,500}$')
+_ESCAPE = re.compile(r'\\(["\\nt])')
+_UNESCAPE = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+
+# Prefixes a log's own lines never start with: taken off wherever they are, all in one pass, in any order and
+# nesting (a quoted compose log, a quote of a journal).
+_ANYWHERE = (
+    r"(?:[ \t]{0,3}>(?!>>)[ \t]?)+",  # e-mail / GitHub quotes; Python's `>>> ` prompt stays
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d) (?:(?:stdout|stderr) [FP] )?",  # docker, CRI
+    r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} [\w./@-]{1,64}(?:\[\d{1,10}\])?: ",  # journald / syslog
+    r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - (?:[\w.]{1,60} - )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - ",  # logging
+    r"`+",  # Markdown inline code
+)
+_COMPOSE = r"[\w.-]{1,60}[_-]\d{1,3}[ \t]+\| ?"
+# (prefix, share of the rows that must have it): a log's own lines may start so, so only a whole paste's go
+_SHARED = ((r"[ \t]{0,3}[-*+] `*", 0.6), (r"\t", 0.8))  # Markdown bullets, one tab of indentation
+
+
+def _after(body):
+    """The prefix after a newline and after a `\\r` (a progress bar's return starts the row a terminal shows)."""
+    return re.compile("(\n)" + body), re.compile("(\r)" + body)
+
+
+_ANYWHERE_RE = _after("(?:" + "|".join(_ANYWHERE) + ")+")
+_COMPOSE_RE = _after(_COMPOSE)
+_SHARED_RE = [(_after(body), share) for body, share in _SHARED]
+_ROW = re.compile("\n[^\n]")
+_TRAILING_CODE = re.compile(r"`+[ \t]*(?=\n)")
+MAX_CHAINS = 2000  # runs of cut lines looked at: a paste from a terminal window has far fewer
+MAX_WIDTH = 400  # no terminal is wider: a log's own long lines repeated are no wrap
+CONTEXT = 3  # lines before a cut that a multi-line message may start on
+USUAL_WIDTHS = (80, 100, 120, 132)  # xterm's and conhost's 80, Windows Terminal's and VS Code's 120
+WIDTHS_MIN = 60  # a paste's width is at least this; shorter "widths" are a log's own short lines
+
+
+def unpaste(text, needles):
+    """`text` with the paste's own additions taken off; `needles`: {a known message's literal: its patterns}."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if _ZERO_WIDTH.search(text):
+        text = _ZERO_WIDTH.sub("", text)
+    if '"output_type"' in text or '"traceback"' in text:
+        text = _JSON_LINE.sub(_json_string, text)
+        text = _ANSI.sub("", text) if "\x1b" in text else text
+    if 'msg="' in text and "level=" in text:
+        text = _LOGFMT.sub(lambda m: _ESCAPE.sub(lambda e: _UNESCAPE[e.group(1)], m.group(1)), text)
+        text = _ANSI.sub("", text) if "\x1b" in text else text
+    lengths = [len(line) for line in text.split("\n")]  # a wrap cut the rows as they were, prefixes and all
+    return join_wraps(_strip_prefixes(text), needles, lengths)
+
+
+def _json_string(match):
+    try:
+        value = json.loads(match.group(1))
+    except ValueError:
+        return match.group(0)
+    return value[:-1] if value.endswith("\n") else value
+
+
+def _strip_prefixes(text):
+    text = "\n" + text
+    text = _strip(text, _ANYWHERE_RE)
+    text = _strip(text, _COMPOSE_RE, keep_first=True)  # the first tells that the log ran in a container
+    for regexes, share in _SHARED_RE:
+        text = _strip(text, regexes, share)
+    if "`" in text:
+        text = _TRAILING_CODE.sub("", text)
+    return text[1:]
+
+
+def _strip(text, regexes, share=None, keep_first=False):
+    """`text` without the prefix where it starts a row; one literal-led search when there is none."""
+    for regex in regexes if "\r" in text else regexes[:1]:
+        first = regex.search(text)
+        if first is None:
+            continue
+        if share is not None and len(regex.findall(text)) < share * len(_ROW.findall(text)):
+            continue
+        cut = first.end() if keep_first else first.start()
+        text = text[:cut] + regex.sub(r"\1", text[cut:])
+    return text
+
+
+def join_wraps(text, needles, lengths=None):
+    """Lines a terminal cut at its width, joined where the join makes a needle whole (see the module's doc);
+    `lengths` are the lengths the lines had when they were cut (before their prefixes were taken off)."""
+    lines = text.split("\n")
+    lengths = lengths or [len(line) for line in lines]
+    width, strong = _width(lines, lengths)
+    if not width:
+        return text
+    changed, i, chains = False, 0, 0
+    while i < len(lines) and chains < MAX_CHAINS:
+        end = i
+        while end < len(lines) - 1 and lengths[end] == width and not lines[end].endswith("  "):
+            end += 1
+        chains += end > i
+        before = "".join(line + "\n" for line in lines[max(0, i - CONTEXT):i])
+        if end > i and _needle_in_cut(lines[i:end + 1], before, needles, strong):
+            lines[i] = "".join(_uncut(line) for line in lines[i:end]) + lines[end]
+            for k in range(i + 1, end + 1):
+                lines[k] = ""
+            changed = True
+        i = end + 1
+    return "\n".join(lines) if changed else text
+
+
+def _width(lines, lengths):
+    """(the width a terminal cut the lines at, whether that is sure): the longest length of at least WIDTHS_MIN;
+    sure when it is a terminal's usual width or several different rows reach it (a log's own longest line,
+    repeated with other numbers, is no cut)."""
+    counts = {}
+    for length in lengths:
+        if length >= WIDTHS_MIN:
+            counts[length] = counts.get(length, 0) + 1
+    width = max(counts) if counts else 0
+    if not width or width > MAX_WIDTH:
+        return 0, False
+    if width in USUAL_WIDTHS:
+        return width, True
+    rows = {line.translate(_DIGITS) for line, length in zip(lines, lengths) if length == width}
+    return width, len(rows) >= 3
+
+
+_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def _needle_in_cut(rows, before, needles, strong):
+    """Whether a needle runs across a cut between `rows` (the cut ones and the line after them); where the width
+    is sure, also whether a needle's pattern, run from up to CONTEXT lines `before` them, matches across a cut and
+    so further than it does on the cut rows (the message was cut, not a new one that follows a full row)."""
+    pieces = [_uncut(row) for row in rows[:-1]] + rows[-1:]
+    joined, cuts = "".join(pieces), []
+    for piece in pieces[:-1]:
+        cuts.append((cuts[-1] if cuts else 0) + len(piece))
+    found = [needle for needle in needles if needle in joined or needle in before]
+    for needle in found:
+        pos = joined.find(needle, 0, cuts[-1] + len(needle) - 1)
+        while pos >= 0:
+            if any(pos < cut < pos + len(needle) for cut in cuts):
+                return True
+            pos = joined.find(needle, pos + 1, cuts[-1] + len(needle) - 1)
+    if not strong:
+        return False
+    window = before + joined
+    first, last = len(before) + cuts[0], len(before) + cuts[-1]
+    return any(m.start() < last and m.end() > first for needle in found for regex in needles[needle]
+               for m in regex.finditer(window))
+
+
+def _uncut(row):
+    """A cut row without the `\\` some tools leave at the cut."""
+    return row[:-1] if row.endswith("\\") else row
