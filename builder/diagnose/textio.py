@@ -1,5 +1,6 @@
 """Read a log from a file or stdin as text, whatever a user's shell wrote: UTF-8 (with or without BOM),
-UTF-16 with a BOM (Windows PowerShell 5.1's `>`), UTF-16 without one, or bytes that are not UTF-8 at all.
+UTF-16 with a BOM (Windows PowerShell 5.1's `>`), UTF-16 without one, GBK from a Chinese Windows console (code page
+936), or bytes that are none of these (read as UTF-8 with replacement characters).
 Input that is no text (a directory, a missing file, a binary) raises Unreadable with one line to print."""
 
 import codecs
@@ -67,4 +68,11 @@ def decode(data, name="input"):
     controls = sum(head.count(bytes([c])) for c in range(0, 32) if c not in (9, 10, 12, 13, 27))
     if head and controls > len(head) // 10:
         raise Unreadable(t("{name} looks binary, not a text log", name=name))
-    return data.decode("utf-8", "replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:  # a Chinese Windows console's file (code page 936: GBK, which GB 18030 contains)
+        return data.decode("gb18030")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace")
