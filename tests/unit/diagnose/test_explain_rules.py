@@ -217,7 +217,7 @@ CASES += [
     ("image-driver-files", "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/40c7/"
      "merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown.", "container-image-driver-libs",
      "RUN rm -f /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"),
-    ("jetson", "docker run --runtime nvidia nvcr.io/nvidia/l4t-tensorflow:r32.7.1-tf2.7-py3\nOSError: "
+    ("jetson", "docker run --runtime nvidia registry.example.org/nvidia/l4t-tensorflow:r32.7.1-tf2.7-py3\nOSError: "
      "libcurand.so.10: cannot open shared object file: No such file or directory", "jetson-container",
      "nv_tegra_release"),
     ("wsl-symlink", "Processing triggers for libc-bin (2.31-0ubuntu9.9) ...\n/sbin/ldconfig.real: "
