@@ -63,19 +63,20 @@ def unpaste(text, needles):
     """`text` with the paste's own additions taken off; `needles`: {a known message's literal: its patterns}."""
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
+    text = _no_ansi(text)
     if _ZERO_WIDTH.search(text):
         text = _ZERO_WIDTH.sub("", text)
     if '"output_type"' in text or '"traceback"' in text:
-        text = _JSON_LINE.sub(_json_string, text)
-        text = _ANSI.sub("", text) if "\x1b" in text else text
+        text = _no_ansi(_JSON_LINE.sub(_json_string, text))  # an escaped `\u001b[31m` is an escape only now
     if 'msg="' in text and "level=" in text:
-        text = _LOGFMT.sub(lambda m: _ESCAPE.sub(lambda e: _UNESCAPE[e.group(1)], m.group(1)), text)
-        text = _ANSI.sub("", text) if "\x1b" in text else text
+        text = _no_ansi(_LOGFMT.sub(lambda m: _ESCAPE.sub(lambda e: _UNESCAPE[e.group(1)], m.group(1)), text))
     lengths = [len(line) for line in text.split("\n")]  # a wrap cut the rows as they were, prefixes and all
     text = _strip_prefixes(text)
     return join_wraps(text, needles, lengths) if max(lengths) <= MAX_WIDTH else text
+
+
+def _no_ansi(text):
+    return _ANSI.sub("", text) if "\x1b" in text else text
 
 
 def _json_string(match):
@@ -160,15 +161,15 @@ def _needle_in_cut(rows, context, needles, strong):
     joined, cuts = "".join(pieces), []
     for piece in pieces[:-1]:
         cuts.append((cuts[-1] if cuts else 0) + len(piece))
-    for needle in needles:
-        pos = joined.find(needle, 0, cuts[-1] + len(needle) - 1)
-        while pos >= 0:
-            if strong or any(pos < cut < pos + len(needle) for cut in cuts):
-                return True
-            pos = joined.find(needle, pos + 1, cuts[-1] + len(needle) - 1)
     if not strong:
+        for needle in needles:
+            pos = joined.find(needle, 0, cuts[-1] + len(needle) - 1)
+            while pos >= 0:
+                if any(pos < cut < pos + len(needle) for cut in cuts):
+                    return True
+                pos = joined.find(needle, pos + 1, cuts[-1] + len(needle) - 1)
         return False
-    if any(needle in joined for needle in needles):
+    if any(needle in joined for needle in needles):  # (a needle across a cut is in the joined rows too)
         return True
     before, after = "".join(line + "\n" for line in context[0]), "".join("\n" + line for line in context[1])
     window, first, last = before + joined + after, len(before) + cuts[0], len(before) + cuts[-1]
