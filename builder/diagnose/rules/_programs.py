@@ -34,7 +34,7 @@ def other_program(log, failures=()):
 
 def cuda_of(names):
     """The CUDA release the names pin down ('12.x', '11.8'), '' when none does."""
-    return next((cuda_of_library(n) for n in names if cuda_of_library(n)), "")
+    return next(filter(None, map(cuda_of_library, names)), "")
 
 
 def runtime_fix(ctx, program, names, cuda):
