@@ -68,6 +68,14 @@ LOADER = [
     # failed: The cuSPARSE library was not found."
     ("jax_load", _p(r"\) failed: The (CUDA|cuDNN|cuBLAS|cuFFT|cuSOLVER|cuSPARSE|cuPTI|NCCL) library was not found",
                     "library was not found")),
+    # JAX running on the CPU because no GPU backend came up (jax/_src/xla_bridge.py): "No GPU/TPU found, falling
+    # back to CPU." (jax 0.1-0.4.x), "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not
+    # installed. Falling back to cpu." (0.4.x), and _check_cuda_versions' "CUDA backend failed to initialize: %s"
+    # (not when its reason is the driver's: cuInit, a CUresult, no device, which have their own rules)
+    ("jax_no_gpu", _p(r"(No GPU/TPU found, falling back to CPU|a CUDA-enabled jaxlib is not installed|"
+                      r"CUDA backend failed to initialize: (?![^\n]{0,160}(?:cuInit|CUDA_ERROR_|no supported devices))"
+                      r"[^\n]{0,200})",
+                      "No GPU/TPU found", "CUDA-enabled jaxlib", "CUDA backend failed to initialize")),
     # setup scripts' and checkers' own words (faceswap's setup.py "cuDNN not found. See ...", "cuDNN is not installed")
     ("dnn_not_found", _p(r"\bcuDNN (?:library )?(?:not found|was not found|could not be found|is not installed)",
                          "cuDNN not found", "cuDNN library not found", "cuDNN was not found", "cuDNN could not be",

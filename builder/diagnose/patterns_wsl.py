@@ -16,6 +16,16 @@ WSL = [
     # Triton's libcuda_dirs() (python/triton/common/build.py) when `ldconfig -p` lists no libcuda.so: in WSL 2 the
     # Windows driver's copy is skipped by ldconfig; elsewhere the driver's folder is not in the ld cache
     ("triton_no_libcuda", _p(r"libcuda\.so cannot found")),
+    # a link step that needs the unversioned libcuda.so (`-lcuda`) and finds none on the linker's search path (in
+    # WSL 2 it is only in /usr/lib/wsl/lib, which ld.wsl.conf gives the loader, not the linker): GNU ld's ldfile.c
+    # "cannot find -l%s" (binutils 2.39+ adds ": %E", "No such file or directory"), gold's fileread.cc "cannot
+    # find -l%s", lld's "unable to find library -l%s"; CMake's FindCUDA / FindCUDAToolkit leaving the driver
+    # library NOTFOUND (CUDA_CUDA_LIBRARY, CUDA_cuda_driver_LIBRARY), also as the "-lCUDA_CUDA_LIBRARY-NOTFOUND"
+    # the generated link line then asks for; GNU ld in German ("-l%s kann nicht gefunden werden", as pasted)
+    ("link_no_libcuda", _p(r"(cannot find -lcuda\b|unable to find library -lcuda\b|-lcuda kann nicht gefunden werden|"
+                           r"CUDA_CUDA_LIBRARY(?:=CUDA_CUDA_LIBRARY)?-NOTFOUND|CUDA_cuda_driver_LIBRARY-NOTFOUND|"
+                           r"CUDA_CUDA_LIBRARY \(ADVANCED\)|CUDA_cuda_driver_LIBRARY \(ADVANCED\))",
+                           "-lcuda", "CUDA_CUDA_LIBRARY", "CUDA_cuda_driver_LIBRARY")),
     # nvidia-smi cannot load NVML (in WSL 2: /usr/lib/wsl/lib is not where the loader looks)
     ("smi_no_nvml", _p(r"NVIDIA-SMI couldn't find libnvidia-ml\.so library", "NVIDIA-SMI couldn't find")),
     # the unversioned libcuda.so, which the Linux driver always installs but WSL's ldconfig skips (a copy, not a
@@ -31,6 +41,15 @@ WSL = [
                                "libcuda.so: cannot open", "libcuda.so not found", "Failed to dlopen libcuda.so",
                                "Unable to find cuda lib", 'Unable to dynamically load the "cuda"',
                                "handle_0 INTERNAL")),
+    # cuda-python 11.x (cuda/_cuda/ccuda.pyx), whose dlopen of libcuda.so failed quietly, at the first driver call:
+    # 'Function "cuInit" not found'. The same words come from a libcuda without the symbol (a stub), so unlike the
+    # names above it does not say WSL 2 by itself
+    ("libcuda_no_symbol", _p(r"Function \"(cu(?:Init|DeviceGetCount|GetProcAddress|DriverGetVersion))\" not found",
+                             'Function "cu')),
+    # nvidia-smi that loaded an NVML which then finds no driver (nvmlErrorString of NVML_ERROR_DRIVER_NOT_LOADED after
+    # its "couldn't communicate"): WSL's own nvidia-smi prints this second line, the Linux driver's nvidia-smi
+    # (nvidia-utils) without its kernel module prints only the first
+    ("smi_nvml_shutdown", _p(r"Failed to properly shut down NVML: (Driver Not Loaded)")),
     # NVML likewise: WSL's driver folder has libnvidia-ml.so.1 only, no unversioned name to dlopen
     ("nvml_unversioned", _p(r"libnvidia-ml\.so: cannot open shared object file", "libnvidia-ml.so: cannot open")),
     # `ldconfig -p` listing a driver library outside /usr/lib/wsl/lib: a Linux driver package inside WSL
@@ -94,6 +113,11 @@ WSL = [
     ("wsl_only", _p(r"((?:WSL[ -](?:[Vv]ersion|versjon|versie|versio|verzió|版本|バージョン|버전|sürümü)|Версия WSL|"
                     r"Wersja podsystemu WSL|Verze WSL|Versão (?:do )?WSL|Versión de WSL|Versione WSL|Version WSL)"
                     r" ?[:：] ?\d+\.\d+\.\d+)", "WSL")),
+    # a RAPIDS program (cuDF, RMM, cuML, cuGraph, dask-cuda: their imports, package paths, libcudf's / RMM's source
+    # paths in their CUDA error messages, the Node bindings): RAPIDS needs compute capability 7.0+ (in WSL 2 always)
+    ("rapids", _p(r"(\b(?:import|from) (?:cudf|cuml|cugraph|rmm|dask_cuda)\b|"
+                  r"[/\\](?:cudf|cuml|cugraph|rmm|dask_cuda)[/\\]|\bcudf\.(?:Series|DataFrame|read_\w+)|/include/rmm/|@rapidsai/|libcudf)",
+                  "cudf", "cuml", "cugraph", "rmm", "dask_cuda", "rapidsai")),
     # nvidia-smi's GPU row with the TCC driver model (the data-center compute mode): WSL's GPU-PV exposes WDDM GPUs only
     ("smi_tcc", _p(r"\|\s{1,6}\d{1,2}\s{1,4}[^|\n]{1,60}?\s(TCC)\s{0,6}\|", " TCC ")),
 ]

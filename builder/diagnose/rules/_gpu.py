@@ -8,7 +8,8 @@ def libcuda_failures(log):
     cuda drivers" is about the CUDA runtime, despite its words: tsl/cuda/cudart_stub.cc prints it when
     libcudart fails to load)."""
     found = [(n, ev) for n, ev in log.failed_libraries() if family(n) == "cuda"]
-    found = found or [("libcuda.so", ev) for ev in log.all("libcuda_unversioned")[:1]]
+    found = found or [("libcuda.so", ev) for kind in ("libcuda_unversioned", "libcuda_no_symbol")
+                      for ev in log.all(kind)][:1]
     # PyTorch's "Found no NVIDIA driver" (no driver version readable: libcuda absent) and NVML failing to start
     # ("driver not loaded" 9, "library not found" 12) say the same of the driver's libraries
     return found or [("libcuda.so.1", ev) for kind in ("torch_no_driver", "no_driver_lib") for ev in log.all(kind)

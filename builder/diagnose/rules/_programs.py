@@ -60,8 +60,9 @@ def _program_note(program, ctx):
                  "(`pip install --force-reinstall torch`, the index URL of the CUDA build you want) rather than "
                  "adding a system CUDA")
     if program == "JAX":
-        return t("`pip install -U \"jax[cuda12]\"` brings the CUDA libraries JAX was built with as pip wheels; an "
-                 "LD_LIBRARY_PATH that points at another CUDA shadows them: unset it")
+        return t("`pip install -U \"jax[cuda12]\"` installs a CUDA-enabled jaxlib with the CUDA and cuDNN libraries "
+                 "it was built with as pip wheels (a plain `pip install jax` is CPU-only); an LD_LIBRARY_PATH that "
+                 "points at another CUDA shadows them: unset it")
     if program == "ONNX Runtime":
         return ort_requirements()
     return ""
@@ -98,4 +99,11 @@ def finding(log, ctx):
                   "{lib}: the NVIDIA pip wheels are missing, or an LD_LIBRARY_PATH points at another CUDA.", lib=lib)
         return Finding(CUDNN if lib == "cuDNN" else RUNTIME, t("JAX cannot load {lib}", lib=lib), [jax[0].line],
                        cause, _program_note("JAX", ctx), "", rank=32)
+    fallback = log.all("jax_no_gpu")[:1]
+    if fallback:
+        cause = t("JAX came up without its CUDA backend and runs on the CPU: the jaxlib installed is CPU-only, or its "
+                  "CUDA backend could not load the CUDA and cuDNN libraries it was built with (missing, or older "
+                  "ones found first).")
+        return Finding(RUNTIME, t("JAX runs on the CPU: no CUDA backend"), [fallback[0].line], cause,
+                       _program_note("JAX", ctx), "", rank=32)
     return None

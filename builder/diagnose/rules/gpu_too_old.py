@@ -8,12 +8,18 @@ from builder.diagnose.versions import vkey
 
 ID = "gpu-too-old"
 OFFICIAL_MIN = "3.5"  # TF's pip builds since 1.x (gpu_device.cc's default minimum)
+# RAPIDS' platform support: compute capability 7.0 (Volta) or newer; Pascal was dropped in 24.02 (RSN 34) and never
+# worked under WSL 2, where it fails with cudaErrorNotSupported (rapidsai/cudf#9753, closed won't-fix)
+RAPIDS_MIN = "7.0"
 
 
 def check(log, ctx):
     unsupported = log.first("nvrm_unsupported_gpu") or log.first("nvrm_open_unsupported")
     if unsupported:
         return _driver_dropped_gpu(unsupported)
+    rapids = _rapids_in_wsl(log, ctx)
+    if rapids:
+        return rapids
     ignored = log.all("gpu_ignored")[:1]
     cc = ctx.compute_capability.value
     old = cc and vkey(cc) < vkey(OFFICIAL_MIN)
@@ -67,3 +73,24 @@ def _driver_dropped_gpu(ev):
                 "whose CUDA that driver runs", release=release)
     return Finding(ID, t("The GPU is too old for the installed NVIDIA driver"), [ev.line], cause, fix, "", rank=28,
                    supersedes=("gpu-too-new", "no-gpu-visible", "libcuda-missing"))
+
+
+def _rapids_in_wsl(log, ctx):
+    """A RAPIDS program in WSL 2 failing with "operation not supported" (801): a GPU below compute capability 7.0."""
+    cc = ctx.compute_capability.value
+    if ctx.platform.value != "wsl2" or not log.has("rapids") or (cc and vkey(cc) >= vkey(RAPIDS_MIN)):
+        return None
+    error = [ev for ev in log.all("cuda_error") if ev.groups[0] in ("cudaErrorNotSupported",
+                                                                      "CUDA_ERROR_NOT_SUPPORTED")][:1]
+    if not error:
+        return None
+    cause = t("RAPIDS (cuDF, RMM, cuML) needs a GPU of compute capability {need} or newer; under WSL 2 an older one "
+              "(Pascal: GeForce 10xx, Quadro P) fails its first allocations with cudaErrorNotSupported (801).",
+              need=RAPIDS_MIN)
+    fix = t("no driver or package change helps: use a GPU of compute capability {need} or newer (Volta, Turing and "
+            "later; developer.nvidia.com/cuda-gpus lists them); on native Linux RAPIDS 23.12 and older still support "
+            "Pascal",
+            need=RAPIDS_MIN)
+    return Finding(ID, t("The GPU is too old for RAPIDS in WSL 2 (compute capability below {need})", need=RAPIDS_MIN),
+                   lines(error + log.all("rapids")[:1]), cause, fix, "", rank=28,
+                   supersedes=("gpu-too-new", "no-gpu-visible", "gpu-out-of-memory", "cuinit-error"))

@@ -2,7 +2,7 @@
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.rules._common import tfenv_way, wsl_lib
+from builder.diagnose.rules._common import lines, tfenv_way, wsl_lib
 from builder.diagnose.rules._gpu import driver_not_loaded, fatal, gpu_expected, libcuda_failures
 
 ID = "libcuda-missing"
@@ -12,7 +12,7 @@ WINDOWS_NAMES = {"libcuda.so.1": "nvcuda.dll", "libnvidia-ml.so.1": "nvml.dll"}
 def check(log, ctx):
     failed = libcuda_failures(log)
     if not failed:
-        return _no_kernel_module(log, ctx)
+        return _no_kernel_module(log, ctx) or _link_step(log, ctx)
     if not (gpu_expected(log, ctx) or fatal(log, failed[0][1])):
         return None
     name = failed[0][0]
@@ -103,3 +103,21 @@ def _windows_no_driver(log, ctx):
     fix = t("install the NVIDIA display driver for this GPU (it installs nvcuda.dll in System32), then restart")
     return Finding(ID, t("The NVIDIA driver is not installed or not working"), [ev.line for ev in evidence], cause,
                    fix, tfenv_way(ctx), rank=38, supersedes=("no-gpu-harmless",))
+
+
+def _link_step(log, ctx):
+    """A build or JIT step that links the driver's unversioned libcuda.so (`-lcuda`, CMake's FindCUDA, Triton's
+    launcher) and finds none: Linux and containers (WSL 2 is wsl-lib-path, Windows links cuda.lib)."""
+    evidence = log.all("link_no_libcuda")[:1] + log.all("triton_no_libcuda")[:1]
+    if not evidence or ctx.wsl or ctx.windows:
+        return None
+    cause = t("A link step (`-lcuda`: a build, CMake's FindCUDA, Triton's or torch.compile's launcher) needs the "
+              "unversioned libcuda.so, and the linker's path has none: the driver installs libcuda.so.1 (the "
+              "unversioned name may be missing or outside the ld cache), and a machine without a driver has only "
+              "CUDA's link-time stub.")
+    fix = t("with the driver installed, `ldconfig -p | grep libcuda` shows its folder: put it on `LIBRARY_PATH` (or "
+            "`sudo ln -s libcuda.so.1 libcuda.so` there, then `sudo ldconfig`); on a build machine or image without "
+            "a driver, link against CUDA's stub: `LIBRARY_PATH=/usr/local/cuda/lib64/stubs` (CMake: "
+            "`-DCMAKE_LIBRARY_PATH=/usr/local/cuda/lib64/stubs`), never on LD_LIBRARY_PATH at run time")
+    return Finding(ID, t("The linker cannot find the NVIDIA driver library libcuda.so"), lines(evidence), cause, fix,
+                   tfenv_way(ctx), rank=38, supersedes=("no-gpu-harmless",))

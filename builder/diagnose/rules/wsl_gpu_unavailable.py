@@ -5,8 +5,10 @@ package, its libraries in the ld cache, a driver/library mismatch: wsl-linux-dri
 side not giving the GPU (this rule: /dev/dxg or libdxcore missing, NVML's "GPU access blocked by the operating
 system", a GPU in the TCC driver model, the runtime finding the device busy or unavailable or no driver version
 behind "driver insufficient", a loader missing WSL's own libdxcore / libd3d12, the container toolkit's "dxcore
-initialization failed" in an otherwise WSL 2 log, `ls /usr/lib/wsl/lib` without a libcuda.so, a release Windows
-build below wsl.windows_build_min or a Windows driver below wsl.driver_min_windows, even without a failure line;
+initialization failed" in an otherwise WSL 2 log, `ls /usr/lib/wsl/lib` without a libcuda.so, WSL's own
+nvidia-smi whose NVML finds no driver ("Failed to properly shut down NVML: Driver Not Loaded" after "couldn't
+communicate"), a release Windows build below wsl.windows_build_min or a Windows driver below
+wsl.driver_min_windows, even without a failure line;
 beside a failure, an Insider build or a WSL kernel before 4.19.121); then the process not loading WSL's libcuda
 or NVML (wsl-lib-path: PyTorch's "Found no NVIDIA driver", NVML's init errors 9 / 12, a service's "nvidia-smi
 command failed" count as that). A failure
@@ -64,6 +66,9 @@ def windows_side(log, ctx):
     evidence = dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + unknown_driver + busy
     evidence += log.all("wsl_lib_missing")[:1] + log.all("smi_tcc")[:1] + log.all("nvc_dxcore_failed")[:1]
     evidence += no_cuda_listing(log)
+    # WSL's nvidia-smi reached its NVML (the Windows driver's), which found no driver behind it: no GPU given to WSL
+    shutdown = log.all("smi_nvml_shutdown")[:1]
+    evidence += (log.all("smi_no_driver")[:1] + shutdown) if shutdown else []
     # nvidia-smi's "No devices were found": in WSL 2 its NVML is the Windows driver's, which paravirtualises no GPU
     evidence += [ev for ev in log.all("no_device") if "No devices were found" in ev.groups[0]][:1]
     # a release build below WSL's GPU minimum has no GPU paravirtualisation at all: the cause whatever else failed
@@ -121,6 +126,10 @@ def check(log, ctx):
         fix = t("install the next Windows build through Windows Update (or leave the Insider channel for a release "
                 "build), then `wsl --update` and `wsl --shutdown`; a current NVIDIA Windows driver ({driver} or "
                 "newer) is the only driver WSL 2 needs", driver=wsl.get("driver_min_windows", "?"))
+    if log.has("smi_nvml_shutdown"):  # WSL's own nvidia-smi answered: the GPU is not given to this WSL session
+        fix += "; " + t("if it works when WSL is started from another terminal, WSL gives the GPU only to the session "
+                        "kind (elevated or not) that started its VM: after `wsl --shutdown`, start WSL from "
+                        "non-administrator terminals only")
     if toolkit:  # the container toolkit said it: Docker Desktop's (or WSL's) Docker is in the path too
         fix += "; " + t("with Docker Desktop, update it too (single Docker Desktop releases have broken its WSL 2 GPU "
                         "support; the next release, or the one before, works)")

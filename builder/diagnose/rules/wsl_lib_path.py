@@ -9,7 +9,8 @@ libcuda this process loads; the fix puts WSL's first and names the purge of a Li
 nvidia-smi is wsl-linux-driver, the usual WSL 2 case); and where a
 cuDNN 8 sub-library (libcudnn_cnn_infer.so.8 ...) fails to load in cuDNN's own words ("Could not load library"):
 cuDNN itself loaded, and what its sub-libraries miss in WSL 2 is the unversioned libcuda.so (unless the error names
-the sub-library itself: then cuDNN is incomplete, missing-cudnn).
+the sub-library itself: then cuDNN is incomplete, missing-cudnn). A link step that finds no libcuda (`-lcuda`,
+CMake's FindCUDA, Triton) gets the linker's path (LIBRARY_PATH) instead of the loader's.
 """
 
 import re
@@ -47,7 +48,8 @@ def check(log, ctx):
     # the stub answering after libcuda.so.1 was not found: someone put .../stubs on the path to get past it
     other = _other_libcuda(log) if not failed or log.has("stub_libcuda") else []
     cudnn = [] if failed else _cudnn_sub_library(log)
-    failed = failed or log.all("triton_no_libcuda")[:1]
+    link = [] if failed else log.all("link_no_libcuda")[:1] + log.all("triton_no_libcuda")[:1]
+    failed = failed or link[:1]
     evidence = failed[:1] + other + cudnn + log.all("smi_not_found")[:1] + log.all("smi_no_nvml")[:1]
     service = _service_without_path(log)
     evidence += service
@@ -55,6 +57,8 @@ def check(log, ctx):
         return _nvml_unversioned(log, ctx)
     if other:
         return _other_found(log, ctx, failed[:1] + other)
+    if link and evidence[:1] == link[:1]:
+        return _link_step(ctx, evidence)
     name = _missing_name(log, failed or cudnn)
     cause = t("In WSL 2 the Windows driver provides {name} in {wsl_lib}; this process does not look there (the "
               "folder is not on its search path, and ldconfig skips the unversioned libcuda.so, a copy rather "
@@ -76,6 +80,20 @@ def check(log, ctx):
     return Finding(ID, t("{name} is in {wsl_lib}, which this process does not search", name=name, wsl_lib=wsl_lib(ctx)),
                    lines(evidence), cause, fix, t("`tfenv wsl` writes an environment that sets this path"), rank=12,
                    supersedes=SUPERSEDES + ("missing-cudnn",) if cudnn else SUPERSEDES)
+
+
+def _link_step(ctx, evidence):
+    """A build or JIT step (gcc/ld `-lcuda`, CMake's FindCUDA, Triton's launcher) that needs the unversioned
+    libcuda.so: the loader finds WSL's folder through ld.wsl.conf, the linker does not search it."""
+    cause = t("In WSL 2 the driver's libcuda.so is only in {wsl_lib}; the program loads it through WSL's ld.wsl.conf, "
+              "but a link step (`-lcuda`: a build, CMake's FindCUDA, Triton's or torch.compile's launcher) searches "
+              "the linker's path, which does not include that folder.", wsl_lib=wsl_lib(ctx))
+    fix = t("put the folder on the linker's path: `export LIBRARY_PATH={wsl_lib}:$LIBRARY_PATH` in ~/.bashrc (or "
+            "`-L{wsl_lib}`; CMake: `-DCUDA_CUDA_LIBRARY={wsl_lib}/libcuda.so`), and for Triton `sudo ldconfig` so "
+            "that `ldconfig -p` lists it; LD_LIBRARY_PATH alone does not reach a linker; never install a Linux "
+            "NVIDIA driver inside WSL", wsl_lib=wsl_lib(ctx))
+    return Finding(ID, t("The link step does not search {wsl_lib}, where libcuda.so is", wsl_lib=wsl_lib(ctx)),
+                   lines(evidence), cause, fix, "", rank=12, supersedes=SUPERSEDES)
 
 
 def _service_without_path(log):
