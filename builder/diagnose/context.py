@@ -191,6 +191,9 @@ def _container(log):
     ev = log.first("container_path")
     if ev:
         return Fact(True, ev.line, "a container's path (" + ev.groups[0] + ")")
+    ev = log.first("singularity")
+    if ev:
+        return Fact(True, ev.line, "Singularity/Apptainer")
     return Fact(False)
 
 
@@ -253,6 +256,11 @@ def _python(log):
             version = raw if "." in raw else raw[0] + "." + raw[1:]
             return Fact(version, ev.line, "path" if kind == "python_path" else "banner")
     return Fact("")
+
+
+def tf_lines_of_path(text):
+    """The TF lines whose source tree a log line's path belongs to (tensorflow/tsl/...: 2.12-2.14), () if none."""
+    return next((lines for tree, lines in _DSO_FAMILY.items() if tree + "/" in text), ())
 
 
 def _tf(log, candidates):

@@ -37,6 +37,18 @@ CONTAINER = [
     # libnvidia-container's dxcore path finding no adapter (src/nvc_info.c), matched on its own words too: pastes
     # cut or mistype the "nvidia-container-cli:" before it
     ("wsl_no_adapters", _p(r"WSL environment detected but no adapters were found")),
+    # Singularity / Apptainer: a container started as typed (its flags are read by the rules: --nv, --nvccli), the
+    # shell prompt inside one, and the folder it binds the host driver's libraries into (/.singularity.d/libs, on
+    # LD_LIBRARY_PATH in every container it starts)
+    ("singularity", _p(r"(?m)((?<![\w/-])(?:singularity|apptainer)(?: -\w{1,2})? (?:exec|run|shell|instance start)\b"
+                       r"[^\n]{0,300}|/\.singularity\.d/|^(?:Singularity|Apptainer)> )",
+                       "singularity ", "apptainer ", "/.singularity.d/", "Singularity> ", "Apptainer> ")),
+    # ... and its --nv finding no driver files on this host (its INFO/WARNING lines, logs only: "Could not find any
+    # nv files on this host!", "Could not find any nv libraries on this host!" with a hint to edit nvliblist.conf)
+    ("apptainer_no_nv", _p(r"Could not find any nv (?:files|libraries) on this host", "Could not find any nv ")),
+    # NVIDIA's CUDA images print their CUDA release at start (the entrypoint's "== CUDA ==" banner,
+    # "CUDA Version 12.1.1"; nvidia-smi's header has a colon: "CUDA Version: 12.2")
+    ("cuda_image_banner", _p(r"(?m)^\s*CUDA Version (\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s*$", "CUDA Version ")),
     # the toolkit too old to parse the image's NVIDIA_REQUIRE_CUDA (src/cli/dsl.c "invalid expression")
     ("nvc_invalid_requirement", _p(r"nvidia-container-cli: requirement error: invalid expression")),
     ("compose_gpu_key", _p(r"(Unsupported config option for services\.[\w.-]{1,60}: '(?:runtime|gpus|device_requests)'|"

@@ -29,10 +29,32 @@ def libcuda_loaded(log):
 
 
 def gpu_expected(log, ctx):
-    """The log shows a GPU or a GPU setup: a device found, nvidia-smi output, WSL2, or other GPU failures."""
+    """The log shows a GPU or a GPU setup: a device found, nvidia-smi output, WSL2, a container started with a GPU
+    asked for, or other GPU failures."""
     return bool(log.has("device", "device_old", "found_device", "smi_header", "created_device", "nvrm",
                         "kernel_version")
-                or ctx.platform.value == "wsl2")
+                or ctx.platform.value == "wsl2" or gpu_requested(log))
+
+
+# the flags that hand the GPU to a container: Docker/Podman's --gpus and the nvidia runtime, Singularity/Apptainer's
+# --nv (its libraries bound from the host) and --nvccli (through nvidia-container-cli)
+GPU_FLAGS = ("--gpus", "--runtime=nvidia", "--runtime nvidia", "--nv ", "--nvccli")
+
+
+def gpu_requested(log):
+    """The container was started with a GPU asked for (the command line is in the log)."""
+    return any(any(flag in (ev.groups[0] or "") + " " for flag in GPU_FLAGS)
+               for ev in log.all("docker") + log.all("singularity"))
+
+
+def singularity_without_nv(log):
+    """A Singularity/Apptainer container whose start is in the log without --nv or --nvccli, or (no start line) a
+    shell or library path inside one: only those flags bind the host driver's libraries in."""
+    found = log.all("singularity")
+    if not found or gpu_requested(log):
+        return []
+    starts = [ev for ev in found if ev.groups[0] and ev.groups[0][:1] in "sa"]
+    return (starts or found)[:1]
 
 
 def fatal(log, ev):

@@ -3,7 +3,13 @@
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines, tfenv_way, wsl_lib
-from builder.diagnose.rules._gpu import driver_not_loaded, fatal, gpu_expected, libcuda_failures
+from builder.diagnose.rules._gpu import (
+    driver_not_loaded,
+    fatal,
+    gpu_expected,
+    libcuda_failures,
+    singularity_without_nv,
+)
 
 ID = "libcuda-missing"
 WINDOWS_NAMES = {"libcuda.so.1": "nvcuda.dll", "libnvidia-ml.so.1": "nvml.dll"}
@@ -13,7 +19,10 @@ def check(log, ctx):
     failed = libcuda_failures(log)
     if not failed:
         return _no_kernel_module(log, ctx) or _link_step(log, ctx)
-    if not (gpu_expected(log, ctx) or fatal(log, failed[0][1])):
+    # Singularity/Apptainer without --nv: the host driver's libraries are never in the container, so that is the
+    # cause whether or not the log shows the GPU
+    unbound = singularity_without_nv(log)
+    if not (gpu_expected(log, ctx) or fatal(log, failed[0][1]) or unbound):
         return None
     name = failed[0][0]
     if ctx.windows and failed[0][1].kind in ("torch_no_driver", "nvml_init"):  # no loader line named it
@@ -27,6 +36,23 @@ def check(log, ctx):
                 "driver inside WSL", wsl_lib=wsl_lib(ctx))
     elif ctx.windows:
         fix = t("install the NVIDIA display driver for this GPU (it installs nvcuda.dll in System32), then restart")
+    elif unbound or log.has("apptainer_no_nv"):
+        evidence += [(unbound or log.all("apptainer_no_nv"))[0].line]
+        cause = t("{name} is the NVIDIA driver's library: Singularity/Apptainer bind the host's copy into the "
+                  "container (/.singularity.d/libs) only when it is started with --nv (or --nvccli).", name=name)
+        fix = t("start the container with `singularity exec --nv ...` (`apptainer exec --nv ...`; `--nvccli` sets the "
+                "GPU up through nvidia-container-cli instead)")
+        if unbound and unbound[0].groups[0][:1] not in "sa":  # no start line: --nv may have been given already
+            fix += "; " + t("if it was started with --nv, this host has no NVIDIA driver that Singularity finds: run "
+                            "it on a GPU node, where `nvidia-smi` works")
+        if not fatal(log, failed[0][1]):
+            fix += "; " + t("if you meant to run on the CPU, the message is harmless")
+        if log.has("apptainer_no_nv"):  # --nv was given and found no driver files on this host
+            cause = t("{name} is the NVIDIA driver's library; Singularity/Apptainer's --nv found no NVIDIA driver "
+                      "files on this host to bind in (\"Could not find any nv files\").", name=name)
+            fix = t("run it on a host (a cluster node or job) that has an NVIDIA GPU and driver, where `nvidia-smi` "
+                    "works; if the driver is installed outside the loader's cache, list its libraries in "
+                    "nvliblist.conf (or use --nvccli)")
     elif ctx.container:
         fix = t("start the container with `docker run --gpus all ...` (the NVIDIA container toolkit mounts the host "
                 "driver's libcuda.so.1 at start)")

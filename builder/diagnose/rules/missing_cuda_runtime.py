@@ -1,5 +1,6 @@
 """TF could not load one of the CUDA runtime libraries it was built against (cudart, cuBLAS, cuFFT, ...)."""
 
+from builder.diagnose.context import tf_lines_of_path
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.parse import split_dlerror
@@ -16,7 +17,7 @@ from builder.diagnose.rules._common import (
 from builder.diagnose.rules._gpu import gpu_expected, libcuda_failures
 from builder.diagnose.rules._mixed import mixed_copies
 from builder.diagnose.rules._programs import cuda_of, other_program, runtime_fix
-from builder.diagnose.versions import family, vkey
+from builder.diagnose.versions import TF_BUILT_CUDA, family, vkey
 
 ID = "missing-cuda-runtime"
 FAMILIES = ("cudart", "cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "nvrtc", "nvrtc-builtins",
@@ -126,10 +127,14 @@ def _linux_fix(found, ctx, cuda):
 
 def _unnamed(log, ctx):
     """TF 2.12+ says "Cannot dlopen some GPU libraries" without naming them at the default log level; TF 2.14+
-    says "Could not find cuda drivers" when its CUDA runtime is missing (where a GPU is expected)."""
+    says "Could not find cuda drivers" when its CUDA runtime is missing (where a GPU is expected, a container started
+    with --gpus included); under an NVIDIA CUDA image of another CUDA major the image is the cause."""
     ev = log.first("cannot_dlopen") or (log.first("no_cuda_drivers") if gpu_expected(log, ctx) else None)
     if not ev or log.failed_libraries():
         return None
+    image = _image_cuda_mismatch(log, ctx, ev)
+    if image:
+        return image
     cause = t("TF found the GPU but could not load some of its CUDA or cuDNN libraries; from TF 2.12 it no longer "
               "names them unless asked (TF_CPP_MAX_VLOG_LEVEL=3 or TF_CPP_MIN_LOG_LEVEL=0 shows the names).")
     if ctx.windows:
@@ -142,6 +147,29 @@ def _unnamed(log, ctx):
         fix += _wsl_toolkit_note(ctx)
     return Finding(ID, t("TensorFlow cannot load some CUDA libraries (unnamed)"), [ev.line], cause, fix,
                    tfenv_way(ctx), rank=32)
+
+
+def _image_cuda_mismatch(log, ctx, ev):
+    """An NVIDIA CUDA image (its start banner names the release) under a TF built with another CUDA major: the
+    TF line comes from the log's TF version or the source path of the line that failed (tensorflow/tsl: 2.12-2.14),
+    its CUDA from TF's tested configurations (versions.TF_BUILT_CUDA)."""
+    banner = log.first("cuda_image_banner")
+    lines = [ctx.tf.value] if ctx.tf else list(tf_lines_of_path(log.line_text(ev.line)))
+    wanted = sorted({TF_BUILT_CUDA[line] for line in lines if line in TF_BUILT_CUDA})
+    if not banner or not wanted or len({w.split(".")[0] for w in wanted}) > 1:
+        return None
+    image, cuda = banner.groups[0], wanted[-1]
+    if image.split(".")[0] == cuda.split(".")[0]:
+        return None
+    tf = "TF " + (lines[0] if len(lines) == 1 else lines[0] + "-" + lines[-1])
+    cause = t("The image is built on CUDA {image} (its start banner), but {tf} was built with CUDA {cuda} and loads "
+              "that major's libraries by exact name (libcudart.so.{major}.0 and the rest); CUDA {image} does not "
+              "provide them, so TF skips the GPU.", image=image, tf=tf, cuda=cuda, major=cuda.split(".")[0])
+    fix = t("build the image on CUDA {cuda} (a CUDA {major} base image with its cuDNN), or install a TF built with "
+            "CUDA {image_major} in it (TF 2.15 and later use CUDA 12: `pip install 'tensorflow[and-cuda]'`)",
+            cuda=cuda, major=cuda.split(".")[0], image_major=image.split(".")[0])
+    return Finding(ID, t("TensorFlow cannot load the CUDA {cuda} libraries: the image has CUDA {image}", cuda=cuda,
+                         image=image), [ev.line, banner.line], cause, fix, tfenv_way(ctx), rank=32)
 
 
 def _bitsandbytes(log, ctx):
