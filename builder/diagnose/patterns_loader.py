@@ -17,6 +17,11 @@ LOADER = [
     ("load_fail", _p(r"DLL ?\( ?s\) '([^'\n]{1,200}\.dll)'", "DLL ( s) '", "DLL (s) '", "DLL( s) '")),
     ("load_fail", _p(r"Could not locate (\w{1,60}\.dll)")),
     ("load_fail", _p(r"Could not load library (\w{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4}))")),
+    # Julia's Libdl.dlopen (src/dlload.c: "could not load library \"%s\"\n%s", the path as asked, then dlerror or
+    # Windows' FormatMessage text; the next line, as Julia's logger indents it under "│"): CUDA.jl and cuDNN.jl
+    # loading their artifacts' libraries
+    ("load_fail", _p(r'could not load library "(?:[^"\n]{0,260}[\\/])?([\w.+-]{1,100}\.(?:dll|so(?:\.\d{1,6}){0,4}))"'
+                     r'[ \t]*(?:\n[│ \t]{0,12}([^\n]{1,300}))?', 'could not load library "', span=True)),
     # CTranslate2's own dlopen/LoadLibrary wrapper (faster-whisper, whisperX): "Library cublas64_12.dll is not found or
     # cannot be loaded", "Library libcublas.so.12 is not found or cannot be loaded"
     ("load_fail", _p(r"Library ([\w.+-]{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4})) is not found or cannot be loaded",

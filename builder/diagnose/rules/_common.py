@@ -22,6 +22,17 @@ def wsl_lib(ctx):
     return wsl_facts(ctx).get("lib_dir", "?")
 
 
+# Windows' FormatMessage text for 126 (ERROR_MOD_NOT_FOUND), as loaders that print the text print it (Julia's dlopen)
+_MOD_NOT_FOUND = ("specified module could not be found", "找不到指定的模块")
+
+
+def module_not_found(log, failures):
+    """Windows error 126 on these failed libraries: the DLL, or a DLL it links, was not found. The code as cuDNN and
+    CPython print it, or FormatMessage's text as the loader's reason."""
+    return log.has("win_error_126") or any(
+        text in (ev.groups[1] or "") for ev in failures if len(ev.groups) > 1 for text in _MOD_NOT_FOUND)
+
+
 def lines(events):
     return [ev.line for ev in events if ev is not None]
 

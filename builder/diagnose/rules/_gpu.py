@@ -30,9 +30,11 @@ def libcuda_loaded(log):
 
 def gpu_expected(log, ctx):
     """The log shows a GPU or a GPU setup: a device found, nvidia-smi output, WSL2, a container started with a GPU
-    asked for, or other GPU failures."""
+    asked for, or other GPU failures. TF's "Cannot dlopen some GPU libraries ... Skipping registering GPU devices"
+    is one: gpu_device.cc tries the GPU libraries only once it has found a visible device (with no driver or no GPU
+    it stops before)."""
     return bool(log.has("device", "device_old", "found_device", "smi_header", "created_device", "nvrm",
-                        "kernel_version")
+                        "kernel_version", "cannot_dlopen", "skipping")
                 or ctx.platform.value == "wsl2" or gpu_requested(log))
 
 

@@ -5,7 +5,7 @@ sub-libraries are cudnn_ops_infer / cudnn_cnn_infer, cuDNN 9's cudnn_ops / cudnn
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules import _programs
-from builder.diagnose.rules._common import cuda_for_tf, cudnn_for_tf, tfenv_way
+from builder.diagnose.rules._common import cuda_for_tf, cudnn_for_tf, module_not_found, tfenv_way
 from builder.diagnose.rules._mixed import mixed_copies
 from builder.diagnose.versions import family, version_suffix
 
@@ -67,6 +67,12 @@ def check(log, ctx):
         names = _SET[major][0 if ctx.windows else 1]
         fix += "; " + t("cuDNN {major} is a set of libraries ({names}, ...): install the whole set from one cuDNN "
                         "release, not single files", major=major, names=names)
+    ops = [ev for n, ev in found if family(n) == "cudnn_ops_infer"]
+    if ctx.windows and major == "8" and ops and module_not_found(log, ops):
+        # 126 is ERROR_MOD_NOT_FOUND: the DLL, or one it links; cudnn_ops_infer links cuBLAS (zlibwapi is cnn_infer's)
+        fix += "; " + t("error 126 on cudnn_ops_infer64_8.dll also means a DLL it links is missing: the cuBLAS of the "
+                        "CUDA this cuDNN is built for (cublas64_11.dll and cublasLt64_11.dll for CUDA 11) must be "
+                        "on PATH too")
     title = (t("{program} cannot load cuDNN {cudnn}", program=program, cudnn=cudnn) if program else
              t("TensorFlow cannot load cuDNN {cudnn}", cudnn=cudnn))
     return Finding(ID, title, lines, cause, fix, "" if program else tfenv_way(ctx), rank=36)

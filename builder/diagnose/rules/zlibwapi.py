@@ -2,30 +2,32 @@
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.rules._common import tfenv_way
+from builder.diagnose.rules._common import module_not_found, tfenv_way
 from builder.diagnose.versions import family, version_suffix, vkey
 
 ID = "zlibwapi"
+# cuDNN 8's convolution sub-libraries are the ones seen failing for want of zlibwapi.dll (cudnn_cnn_infer64_8.dll
+# with error 126 or 193, cuDNN 8.3-8.8); cudnn_ops_infer64_8.dll, loaded before them, links cuBLAS, not zlib
+ZLIB_USERS = ("cudnn_cnn_infer", "cudnn_cnn_train")
 
 
 def check(log, ctx):
     named = [ev for n, ev in log.failed_libraries() if family(n) == "zlibwapi"]
-    # cuDNN 8's sub-libraries only: cuDNN 9 (cudnn_ops64_9.dll) carries zlib itself
-    sub = [ev for n, ev in log.failed_libraries() if family(n).startswith("cudnn_") and version_suffix(n)[:1] == "8"]
+    # cuDNN 8's sub-libraries only: cuDNN 9 (cudnn_cnn64_9.dll) carries zlib itself
+    sub = [ev for n, ev in log.failed_libraries() if family(n) in ZLIB_USERS and version_suffix(n)[:1] == "8"]
     loaded = log.first("cudnn_loaded")
-    zlib_era = loaded and (8300 <= int(loaded.groups[0]) < 8900)
+    release = int(loaded.groups[0]) if loaded else 0
+    zlib_era = 8300 <= release < 8900
     # error 126 is a missing dependency of the named DLL: when the log names a missing cuBLAS (what cuDNN's
     # sub-libraries link against), that is the dependency, not zlibwapi
     cublas_missing = any(family(n).startswith("cublas") for n, _ in log.failed_libraries())
-    if not named and not (sub and ((log.has("win_error_126") and not cublas_missing) or zlib_era)):
+    code = module_not_found(log, sub) or log.has("win32_app")  # 193: a 32-bit zlibwapi.dll found first
+    if not named and not (sub and (zlib_era or code and not cublas_missing and not release)):
         return None
     if not (ctx.windows or named):
         return None
     evidence = named[:1] + sub[:1] + log.all("win_error_126")[:1] + ([loaded] if loaded else [])
-    version = ""
-    if loaded:
-        v = int(loaded.groups[0])
-        version = f"{v // 1000}.{(v % 1000) // 100}"
+    version = f"{release // 1000}.{(release % 1000) // 100}" if release else ""
     cause = t("cuDNN {version} loaded, but its sub-libraries need zlibwapi.dll, which cuDNN 8.3 to 8.8 on Windows do "
               "not ship; error 126 means a dependency of the named DLL is missing.", version=version or "8.x")
     fix = t("download zlibwapi.dll (x64, from NVIDIA's cuDNN install guide) into the CUDA bin folder or another "
