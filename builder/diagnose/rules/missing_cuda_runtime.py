@@ -14,7 +14,7 @@ from builder.diagnose.rules._common import (
     windows_cuda_install,
     wsl_lib,
 )
-from builder.diagnose.rules._gpu import gpu_expected, libcuda_failures
+from builder.diagnose.rules._gpu import fatal, gpu_expected, libcuda_failures, libcuda_loaded
 from builder.diagnose.rules._mixed import mixed_copies
 from builder.diagnose.rules._programs import cuda_of, other_program, runtime_fix
 from builder.diagnose.versions import TF_BUILT_CUDA, family, vkey
@@ -57,8 +57,20 @@ def check(log, ctx):
     else:
         fix = _linux_fix(found, ctx, cuda) + ("; " + _stand_in_fix(ctx, present, stand) if stand else "")
         fix += _wsl_toolkit_note(ctx)
+    if _cpu_machine_possible(log, ctx, found):
+        fix += "; " + t("if this machine has no NVIDIA GPU there is nothing to fix: TF says to ignore this line and "
+                        "runs on the CPU")
     return Finding(ID, t("TensorFlow cannot load the CUDA {cuda} libraries: {names}", cuda=cuda or t("runtime"),
                          names=", ".join(names)), [ev.line for _, ev in found], cause, fix, tfenv_way(ctx), rank=32)
+
+
+def _cpu_machine_possible(log, ctx, found):
+    """Only cudart failed, the import-time probe (tsl/stream_executor cudart_stub.cc: "Ignore above cudart dlerror if
+    you do not have a GPU set up on your machine"), and nothing shows a GPU or a driver: the same lines come from a
+    machine without an NVIDIA GPU, where they are harmless. The GPU libraries TF loads once it has found a device
+    (cuBLAS, cuFFT, cuDNN ...), a device line or a loaded libcuda say a GPU is there."""
+    return (all(family(n) == "cudart" for n, _ in found) and not fatal(log, found[0][1])
+            and not gpu_expected(log, ctx) and not libcuda_loaded(log))
 
 
 def _of_program(program, found, ctx):
