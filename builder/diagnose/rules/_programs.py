@@ -22,14 +22,20 @@ def other_program(log, failures=()):
     provider bridge) win over a TF import elsewhere in the paste."""
     lines = {ev.line for _, ev in failures}
     own = [ev for ev in log.all("program") if ev.line in lines]
-    if not own and ("tensorflow" in [ev.groups[0].lower() for ev in log.all("program")]
-                    or log.has("dso_loader", "tf_version", "native_runtime", "cannot_dlopen")):
+    if not own and tf_log(log):
         return ""
     for ev in own + log.all("program"):
         for key, program in _PROGRAMS:
             if key in ev.groups[0].lower():
                 return program
     return ""
+
+
+def tf_log(log):
+    """The log is TensorFlow's: its name, its version, its loader's paths (dso_loader.cc) or its loader's words."""
+    return ("tensorflow" in [ev.groups[0].lower() for ev in log.all("program")]
+            or log.has("dso_loader", "tf_version", "native_runtime", "cannot_dlopen")
+            or any("Could not load dynamic library" in log.line_text(ev.line) for ev in log.all("load_fail")))
 
 
 def cuda_of(names):

@@ -16,6 +16,10 @@ def check(log, ctx):
         return None
     if ctx.platform.value not in ("windows", ""):
         return None
+    # cuDNN's own "Could not load library %s. Error code 126" names its DLL: the finding for that library explains it
+    named = {ev.line for _, ev in log.failed_libraries()}
+    if not log.has("dll_load_failed", "error_loading_dll") and all(ev.line in named for ev in log.all("win_error_126")):
+        return None
     torch = log.first("error_loading_dll")
     if torch and not log.has("dll_load_failed"):
         dll = torch.groups[0]

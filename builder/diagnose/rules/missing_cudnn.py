@@ -40,6 +40,9 @@ def check(log, ctx):
     lines = [ev.line for _, ev in found] + [ev.line for ev in others]
     major = next((version_suffix(n).split(".")[0] for n, _ in found if version_suffix(n)), "")
     program = _programs.other_program(log, found)
+    if not program and found and not ctx.tf and not _programs.tf_log(log):
+        # cuDNN's own loader (or Julia's) printed the lines, for a caller the log does not name: not TF's cuDNN 8.1
+        program = t("the program")
     cudnn = "" if program else cudnn_for_tf(ctx)
     if program:  # its own cuDNN major, for the CUDA major its other libraries (or that cuDNN) go with
         cudnn = major or "8"
@@ -75,6 +78,7 @@ def check(log, ctx):
                         "on PATH too")
     title = (t("{program} cannot load cuDNN {cudnn}", program=program, cudnn=cudnn) if program else
              t("TensorFlow cannot load cuDNN {cudnn}", cudnn=cudnn))
+    title = title[:1].upper() + title[1:]
     return Finding(ID, title, lines, cause, fix, "" if program else tfenv_way(ctx), rank=36)
 
 

@@ -289,7 +289,7 @@ CASES += [
      "wsl-lib-path", "/usr/lib/wsl/lib"),
     ("wsl-cudnn-sub-itself", "Linux PC 5.15.90.1-microsoft-standard-WSL2\nCould not load library "
      "libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: No such file or "
-     "directory", "missing-cudnn", "cuDNN 8.1"),
+     "directory", "missing-cudnn", "cuDNN 8 for CUDA 11"),  # cuDNN's own words, no TF in sight: not TF's 8.1
     ("numa-pluggable", "I tensorflow/core/common_runtime/pluggable_device/pluggable_device_factory.cc:305] Could not "
      "identify NUMA node of platform GPU ID 0, defaulting to 0. Your kernel may not have been built with NUMA support.",
      "numa-harmless", "harmless"),
