@@ -215,6 +215,15 @@ def _cuda_present(log):
             m = _CUDA_DIR.search(" ".join(g or "" for g in ev.groups))
             if m:
                 return Fact(m.group(1), ev.line, "path")
+    # `ldconfig -p`: a toolkit folder in a listed path, else the major a listed CUDA library's name gives
+    for ev in log.all("ldcache_entry"):
+        m = _CUDA_DIR.search(ev.groups[1])
+        if m:
+            return Fact(m.group(1), ev.line, "path")
+    for ev in log.all("ldcache_entry"):
+        version = cuda_of_library(ev.groups[0])
+        if version:
+            return Fact(version, ev.line, "the loader cache")
     ev = log.first("smi_header")
     if ev and ev.groups[1]:
         return Fact(ev.groups[1], ev.line, "the driver's maximum CUDA (nvidia-smi)")
@@ -255,6 +264,9 @@ def _python(log):
             raw = ev.groups[0]
             version = raw if "." in raw else raw[0] + "." + raw[1:]
             return Fact(version, ev.line, "path" if kind == "python_path" else "banner")
+    ev = log.first("python_wheel_tag")
+    if ev:
+        return Fact("3." + ev.groups[0], ev.line, "the wheels pip picked for it")
     return Fact("")
 
 

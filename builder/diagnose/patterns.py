@@ -149,6 +149,9 @@ PATTERNS = LOADER + [
     ("pip_no_version", _p(r"(?:Could not find a version that satisfies the requirement|"
                           r"No matching distribution found for) (tensorflow[\w-]{0,12}(?:[=<>~!]=?[\d.*]{1,12})?)",
                           'Could not find a version', 'No matching distribution')),
+    # pip's own list after the requirement it could not satisfy: the releases that have a file for this Python and
+    # platform, oldest first ("none" when there is none); for TF, the oldest is the first release that fits
+    ("pip_from_versions", _p(r"\(from versions: ([^()\n]{1,8000})\)", "(from versions: ")),
     # pip's resolver on one of NVIDIA's CUDA wheels (tensorflow[and-cuda]'s nvidia-*-cu11/cu12): they are built for
     # Linux only; elsewhere an index has at most the 0.0.1.devN placeholder sdists
     ("pip_nvidia_wheel", _p(r"(?:Could not find a version that satisfies the requirement|No matching distribution "
@@ -233,9 +236,13 @@ PATTERNS = LOADER + [
     ("linux_shell", _p(r"(\w[\w.-]{0,40}@[\w.-]{1,60}:~[^\n$#]{0,80}[$#] |"
                        r"(?<![\w:])/(?:home|usr/local|usr/lib|opt|root|proc)/)",
                        ":~$ ", ":~# ", ":~/", "/home/", "/usr/", "/opt/", "/root/", "/proc/")),
+    # `ldconfig -p`'s listing of the loader cache (glibc elf/cache.c: "\t%s (%s) => %s"): what is installed, where
+    ("ldcache_entry", _p(r"(lib[\w.+-]{1,60}\.so[\d.]{0,12}) \(libc6[^)\n]{0,30}\) => (/[^\s]{1,200})", "(libc6")),
     ("python_path", _p(r"[/\\](?:python|Python|lib/python)(3\.?\d{1,2})[/\\]",
                        'ython3')),
-    ("python_banner", _p(r"Python (3\.\d{1,2})\.\d{1,2}[ \n]", 'Python 3.')),
+    ("python_banner", _p(r"Python (3\.\d{1,2})\.\d{1,2}(?:[ \n]|$)", 'Python 3.')),  # `python --version`'s line
+    # a wheel built for one CPython (PEP 425 tags "cp39-cp39", "cp37-cp37m"): the interpreter pip runs for
+    ("python_wheel_tag", _p(r"-cp3(\d{1,2})-cp3\1m?-", "-cp3")),
     ("tf_version", _p(r"(?:tensorflow|TensorFlow|Tensor Flow)(?:[-_]gpu|[-_]cpu|[-_]intel)?" + _TF_VERSION,
                       *_TF_NEEDLES)),
     ("tf_version", _p(r"tf\.__version__[^\n]{0,10}?\n?[^\n]{0,10}?'?(\d\.\d{1,2}\.\d{1,2})\b", "__version__",

@@ -106,7 +106,8 @@ DRIVER = [
     # (CUDA_ERROR_UNSUPPORTED_PTX_VERSION 222, "the provided PTX was compiled with an unsupported toolchain", as JAX,
     # Triton and numba print it)
     ("driver_older", _p(r"(The NVIDIA driver's CUDA version is [\d.\n]{2,12} which is older than the "
-                               r"(?:ptxas CUDA version|PTX compiler version)|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
+                               r"(?:ptxas CUDA version|PTX compiler version)(?: \(?(\d[\d.]{1,11}))?|"
+                               r"CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
                                r"cudaErrorUnsupportedPtxVersion|the provided PTX was compiled with an unsupported "
                                r"toolchain)", "The NVIDIA driver's CUDA version is", "UNSUPPORTED_PTX_VERSION",
                                "UnsupportedPtxVersion", "PTX was compiled with an unsupported toolchain", span=True)),

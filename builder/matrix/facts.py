@@ -39,6 +39,10 @@ def facts_from_matrix(matrix: Matrix) -> dict:
     drivers.update(matrix.nvidia.driver_min)
     out["cuda_drivers"] = dict(sorted(drivers.items(), key=lambda kv: version_key(kv[0])))
     out["first_cuda_for_arch"] = dict(matrix.nvidia.first_cuda_for_arch)
+    # TensorFlow's tested configuration of every release line, oldest first: its Python ranges, CUDA and cuDNN
+    out["tf_tested"] = {line: {"python": list(row.python), "windows_python": list(row.windows_python),
+                               "cuda": row.cuda, "cudnn": row.cudnn}
+                        for line, row in sorted(matrix.tensorflow.items(), key=lambda kv: version_key(kv[0]))}
     if matrix.wsl:
         out["wsl"] = {key: getattr(matrix.wsl, key) for key in ("windows_build_min", "driver_min_windows", "lib_dir",
                                                                 "linux_driver_packages")}

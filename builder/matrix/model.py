@@ -203,6 +203,15 @@ class NvidiaTables:
 
 
 @dataclass(frozen=True)
+class TfTested:
+    """One TF release line as TensorFlow's tested build configurations give it (matrix.yaml tensorflow:)."""
+    python: tuple[str, str]  # the Python 3 range of its Linux wheels, (min, max)
+    windows_python: tuple[str, str]  # the same for Windows (most lines: the Linux range)
+    cuda: str  # the CUDA and cuDNN of its Linux GPU build
+    cudnn: str
+
+
+@dataclass(frozen=True)
 class WindowsSettings:
     python: dict[str, str]  # Python line -> python.org's last Windows installer of it, e.g. "3.10" -> "3.10.11"
     vc_runtime: tuple[str, ...]  # the Visual C++ runtime DLLs TF needs
@@ -226,6 +235,7 @@ class Matrix:
     windows: WindowsSettings | None = None
     projects: dict = field(default_factory=dict)  # a user's project: breakages, bounds, backports, windows_only
     nvidia: NvidiaTables = field(default_factory=NvidiaTables)
+    tensorflow: dict[str, TfTested] = field(default_factory=dict)  # TF line -> its tested configuration
 
     def repo(self, given: str | None = None) -> str:
         """The image repository: the one given (--repo, TFENV_REPO, the config file), else image.repo."""

@@ -23,6 +23,7 @@ from builder.matrix.model import (
     NvidiaTables,
     OsVariant,
     Shim,
+    TfTested,
     UbuntuCuda,
     WindowsCuda,
     WindowsInstaller,
@@ -51,7 +52,7 @@ def load(path: Path | str | None = None) -> Matrix:
 def parse(data: Any, path: Path) -> Matrix:
     c = Checker(path.name)
     top = c.mapping(data, "", required=("schema", "image", "os", "sonames", "cuda", "jupyter", "envs"),
-                    optional=("wsl", "windows", "projects", "nvidia"))
+                    optional=("wsl", "windows", "projects", "nvidia", "tensorflow"))
     if type(top["schema"]) is not int or top["schema"] != 1:  # `true == 1` in Python
         c.fail("schema", f"expected 1, got {top['schema']!r}")
     image = _parse_image(c, top["image"])
@@ -82,6 +83,7 @@ def parse(data: Any, path: Path) -> Matrix:
         windows=_parse_windows(c, top["windows"]) if "windows" in top else None,
         projects=projects.parse_projects(c, top.get("projects") or {}),
         nvidia=_parse_nvidia(c, top.get("nvidia") or {}, cuda),
+        tensorflow=_parse_tensorflow(c, top.get("tensorflow") or {}),
     )
 
 
@@ -100,6 +102,28 @@ def _parse_nvidia(c: Checker, raw: Any, cuda: dict) -> NvidiaTables:
     arch = {c.version(k, "nvidia.first_cuda_for_arch"): c.version(v, f"nvidia.first_cuda_for_arch.{k}")
             for k, v in arch.items()}
     return NvidiaTables(drivers, arch)
+
+
+def _parse_tensorflow(c: Checker, raw: Any) -> dict[str, TfTested]:
+    """TensorFlow's tested build configurations: per TF line its Python range (Linux, Windows), CUDA and cuDNN."""
+    out = {}
+    for line, row in c.mapping(raw, "tensorflow", optional=raw or ()).items():
+        p = f"tensorflow.{line}"
+        m = c.mapping(row, p, required=("python", "cuda", "cudnn"), optional=("windows_python",))
+        python = _python_range(c, m["python"], f"{p}.python")
+        windows = _python_range(c, m["windows_python"], f"{p}.windows_python") if "windows_python" in m else python
+        out[c.version(line, p)] = TfTested(python, windows, c.version(m["cuda"], f"{p}.cuda"),
+                                           c.version(m["cudnn"], f"{p}.cudnn"))
+    return out
+
+
+def _python_range(c: Checker, raw: Any, p: str) -> tuple[str, str]:
+    """'3.3-3.6' -> ('3.3', '3.6'); one version is a range of one."""
+    low, _, high = c.string(raw, p).partition("-")
+    low, high = c.version(low, p), c.version(high or low, p)
+    if version_key(low) > version_key(high):
+        c.fail(p, f"expected a range low-high, got {raw!r}")
+    return low, high
 
 
 def _parse_windows(c: Checker, raw: Any) -> WindowsSettings:

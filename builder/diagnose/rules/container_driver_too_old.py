@@ -4,6 +4,7 @@ image (libnvidia-container's requirement check: NVIDIA_REQUIRE_CUDA "cuda>=X" ag
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines
+from builder.diagnose.rules._tested import driver_min
 from builder.diagnose.versions import line_of
 
 ID = "container-driver-too-old"
@@ -16,32 +17,40 @@ def check(log, ctx):
     if not evidence:
         return None
     what, _, version = evidence[0].groups
-    if what != "cuda":
+    # The image's CUDA: the failed condition, else its NVIDIA_REQUIRE_CUDA as the hook passed it (--require=cuda>=X);
+    # a brand= or driver condition beside it is one of the image's Tesla-only exceptions, which failed with it.
+    wanted = version if what == "cuda" else next(
+        (ev.groups[2] for ev in log.all("nvc_require_arg") if ev.groups[0] == "cuda"), "")
+    cuda = line_of(wanted)
+    minimum = driver_min(ctx, cuda) if cuda else ""
+    if what == "driver" and not minimum:  # `driver >= 410`: the condition names the minimum itself
+        minimum = version
+    if not (cuda or minimum):
         cause = t("The image requires `{requirement}` of the host's GPU or driver and this host does not meet it.",
                   requirement=f"{what}{evidence[0].groups[1]}{version}")
         fix = t("update the NVIDIA driver on the host, or use an image built for this GPU and driver")
         return Finding(ID, t("The host does not meet the image's GPU requirement"), lines(evidence), cause, fix,
                        "", rank=5)
-    cuda = line_of(version)
-    minimum = _driver_minimum(ctx, cuda)
-    cause = t("The image is built for CUDA {cuda} and the NVIDIA driver on the host is older than CUDA {cuda} needs; "
-              "the toolkit checks this before the container starts (the CUDA installed on the host plays no part).",
-              cuda=cuda)
-    if minimum:
-        fix = t("update the NVIDIA driver on the host to {minimum} or newer (then reboot; `nvidia-smi` shows CUDA "
-                "Version {cuda} or higher), or use an image built for an older CUDA that this driver runs",
-                minimum=minimum, cuda=cuda)
+    if cuda:
+        cause = t("The image is built for CUDA {cuda} and the NVIDIA driver on the host is older than CUDA {cuda} "
+                  "needs; the toolkit checks this before the container starts (the CUDA installed on the host plays "
+                  "no part).", cuda=cuda)
+        title = t("The host's NVIDIA driver is too old for this image's CUDA {cuda}", cuda=cuda)
+    else:
+        cause = t("The NVIDIA driver on the host is older than the image requires (driver {minimum}); the toolkit "
+                  "checks this before the container starts.", minimum=minimum)
+        title = t("The host's NVIDIA driver is too old for this image")
+    if minimum and cuda:
+        fix = t("update the NVIDIA driver on the host to {minimum} or newer, the minimum of CUDA {cuda} (the host "
+                "driver is the one the container uses; then reboot), or use an image built for an older CUDA that this "
+                "driver runs", minimum=minimum, cuda=cuda)
+    elif minimum:
+        fix = t("update the NVIDIA driver on the host to {minimum} or newer (the host driver is the one the container "
+                "uses; then reboot), or use an image built for an older CUDA that this driver runs", minimum=minimum)
     else:
         fix = t("update the NVIDIA driver on the host to one whose `nvidia-smi` shows CUDA Version {cuda} or higher "
-                "(then reboot), or use an image built for an older CUDA that this driver runs", cuda=cuda)
-    return Finding(ID, t("The host's NVIDIA driver is too old for this image's CUDA {cuda}", cuda=cuda),
-                   lines(evidence), cause, fix,
+                "(the host driver is the one the container uses; then reboot), or use an image built for an older "
+                "CUDA that this driver runs", cuda=cuda)
+    return Finding(ID, title, lines(evidence), cause, fix,
                    t("`tfenv doctor` names the environments whose CUDA this driver runs"), rank=5,
                    supersedes=("driver-too-old",))
-
-
-def _driver_minimum(ctx, cuda):
-    """NVIDIA's minimum Linux driver for a CUDA release (matrix.yaml: the stacks' and NVIDIA's table), '' if unknown."""
-    facts = ctx.facts or {}
-    known = facts.get("cuda_drivers") or {v: s.get("driver_min") or {} for v, s in (facts.get("cuda") or {}).items()}
-    return (known.get(cuda) or {}).get("linux", "")

@@ -3,6 +3,7 @@ container's compat libcuda (error 804, a kernel/DSO mismatch), or as NGC images'
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
+from builder.diagnose.rules import _tested
 from builder.diagnose.rules._common import cuda_for_tf, lines, tfenv_way
 from builder.diagnose.versions import vkey
 
@@ -21,7 +22,8 @@ def check(log, ctx):
     elif ctx.container and log.has("compat_not_supported"):  # error 804: the image's compat libcuda, refused
         compat = True
         evidence = evidence + log.all("compat_not_supported")[:1]
-    minimum, driver = _minimum(ctx), ctx.driver.value
+    cuda = _asked(log, ctx)
+    minimum, driver = _tested.driver_min(ctx, cuda) if cuda else "", ctx.driver.value
     if ngc:  # "This container was built for NVIDIA Driver Release X or later, but version Y was detected"
         evidence, minimum, driver = [ngc] + evidence, ngc.groups[0], ngc.groups[1]
     elif compat and mismatch and not minimum:  # the image's compat libcuda is the driver its CUDA was built for
@@ -30,36 +32,59 @@ def check(log, ctx):
         evidence = evidence + [log.first("smi_header")]
     if not evidence:
         return None
-    cuda = cuda_for_tf(ctx)
     what = t("CUDA {cuda}", cuda=cuda) if cuda and not ngc else t("this CUDA runtime")
     cause = t("The NVIDIA driver {driver} is older than {what} needs (minimum {minimum}).", driver=driver or "",
               what=what, minimum=minimum) if minimum else t("The NVIDIA driver is older than {what} needs.", what=what)
     if compat or ngc:
         cause += " " + t("The container's CUDA forward-compatibility libraries work only on data-center GPUs with "
                          "a supported driver branch; elsewhere the host driver must be new enough itself.")
-    if ctx.windows or ctx.wsl:
-        fix = t("install a current NVIDIA driver on Windows (WSL2 uses the Windows driver), at least {minimum}",
-                minimum=minimum) if minimum else t("install a current NVIDIA driver on Windows (WSL2 uses the Windows "
-                                                   "driver)")
-    elif ctx.container or ngc:
-        fix = t("update the NVIDIA driver on the host to {minimum} or newer (the container uses the host's driver), "
-                "then reboot; or use an older image whose CUDA this driver runs", minimum=minimum or "?")
-    else:
-        fix = t("update the NVIDIA driver to {minimum} or newer (e.g. your distribution's nvidia-driver package), "
-                "then reboot", minimum=minimum) if minimum else t(
-            "update the NVIDIA driver to the version this CUDA needs (e.g. your distribution's nvidia-driver "
-            "package), then reboot")
-    fix += t("; nvidia-smi's header shows the newest CUDA a driver supports")
-    return Finding(ID, t("The NVIDIA driver is too old for {what}", what=what), lines(evidence), cause, fix,
+    return Finding(ID, t("The NVIDIA driver is too old for {what}", what=what), lines(evidence), cause,
+                   _fix(ctx, minimum, cuda, driver, bool(compat or ngc)),
                    tfenv_way(ctx) + t(" (or pick an environment whose CUDA this driver runs: `tfenv doctor` says "
                                       "which)"),
                    rank=24, supersedes=("driver-dso-mismatch", "no-gpu-visible", "cuinit-error"))
 
 
-def _minimum(ctx):
-    """The driver the environment's CUDA needs on this platform (matrix.yaml cuda.<v>.driver_min)."""
+def _asked(log, ctx):
+    """The CUDA release the log asks the driver for: its libraries' or TF's (the environment's, else TensorFlow's
+    tested configuration), XLA's ptxas version, or a toolkit folder on a path."""
     e = ctx.env_facts()
-    stack = ((ctx.facts or {}).get("cuda") or {}).get(e["cuda"] if e else "")
-    if not stack:
-        return ""
-    return stack["driver_min"].get("windows" if ctx.windows or ctx.wsl else "linux", "")
+    known = (e["cuda"] if e else "") or (_tested.cuda_of_tf(ctx, ctx.tf.value) if ctx.tf else "")
+    cuda = cuda_for_tf(ctx) or known
+    if cuda.endswith("x") and vkey(known)[:1] == vkey(cuda)[:1]:  # libcudart.so.11.0 is every 11.x: TF's own release
+        cuda = known
+    ptxas = [ev.groups[1] for ev in log.all("driver_older") if len(ev.groups) > 1 and ev.groups[1]]
+    if not cuda and ptxas:
+        cuda = ".".join(str(p) for p in vkey(ptxas[0])[:2])
+    if not cuda and ctx.cuda_present.how == "path":
+        cuda = ctx.cuda_present.value
+    return cuda
+
+
+def _fix(ctx, minimum, cuda, driver, host):
+    """Update to the minimum of the CUDA asked for (the host's driver in a container), or keep this driver with a TF
+    built for a CUDA it runs (matrix.yaml: NVIDIA's driver table and TensorFlow's tested configurations)."""
+    runs = _tested.cuda_for_driver(ctx, driver) if driver else ""
+    older_tf = _tested.newest_tf_for_cuda(ctx, runs) if runs else ""
+    of = t(", the minimum of CUDA {cuda}", cuda=cuda) if minimum and cuda else ""
+    if ctx.windows or ctx.wsl:
+        fix = t("install a current NVIDIA driver on Windows (WSL2 uses the Windows driver), at least {minimum}{of}",
+                minimum=minimum, of=of) if minimum else t("install a current NVIDIA driver on Windows (WSL2 uses the "
+                                                          "Windows driver)")
+    elif ctx.container or host:
+        fix = t("update the NVIDIA driver on the host to {minimum} or newer{of} (the host driver is the one the "
+                "container uses), then reboot", minimum=minimum or "?", of=of)
+    else:
+        fix = t("update the NVIDIA driver to {minimum} or newer{of} (e.g. your distribution's nvidia-driver package), "
+                "then reboot", minimum=minimum, of=of) if minimum else t(
+            "update the NVIDIA driver to the version this CUDA needs (e.g. your distribution's nvidia-driver "
+            "package), then reboot")
+    if ctx.container or host:
+        return fix + (t("; or use an older image whose CUDA this driver runs (CUDA {runs} or older)", runs=runs) if runs
+                      else t("; or use an older image whose CUDA this driver runs"))
+    if older_tf:
+        return fix + t("; or keep driver {driver}, which runs CUDA {runs} and older: TF {tf} and older are built for "
+                       "such a CUDA", driver=driver, runs=runs, tf=older_tf)
+    if cuda:
+        fix += t("; or use a build (of TF or the program) made for an older CUDA that this driver runs")
+    return fix + t("; nvidia-smi's header shows the newest CUDA a driver supports")

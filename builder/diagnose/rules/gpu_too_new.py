@@ -6,6 +6,7 @@ matrix.yaml nvidia.first_cuda_for_arch); xla-libdevice is for libdevice or ptxas
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
+from builder.diagnose.rules import _tested
 from builder.diagnose.rules._common import tfenv_way
 from builder.diagnose.versions import vkey
 
@@ -37,24 +38,67 @@ def check(log, ctx):
     if jit and not errors:
         cause += " " + t("TF has no binaries for it and the driver compiles every kernel from PTX at the first "
                          "start: it works, slowly (minutes, up to 30).")
-    fix = t("keep the JIT-compiled kernels between runs with a bigger cache: CUDA_CACHE_MAXSIZE=4294967296 (the "
-            "default cache is too small); or use a TF build whose CUDA has code for this GPU")
-    first = ((ctx.facts or {}).get("first_cuda_for_arch") or {}).get(cc, "")
-    if (errors or old_cuda) and first and vkey(cc) > (8, 6):  # newer than Ampere: CUDA 11 is not enough either
+    cache = t("keep the JIT-compiled kernels between runs with a bigger cache: CUDA_CACHE_MAXSIZE=4294967296 (the "
+              "default cache is too small); or use a TF build whose CUDA has code for this GPU")
+    older = t("use a TF built with a newer CUDA: CUDA 10.x builds (TF <= 2.3) have no code for sm_80/sm_86 GPUs "
+              "(RTX 30xx and newer), CUDA 11 builds (TF 2.4+) do")
+    first, beyond = _tested.first_cuda_for_arch(ctx, cc), _beyond_tf(ctx)
+    if not (errors or old_cuda):
+        fix = cache
+    elif first and cc in beyond:  # no TF line is built with a CUDA that knows this GPU
+        fix = _no_tf_build(ctx, cc, first)
+    elif first and vkey(cc) > (8, 6):  # newer than Ampere: CUDA 11 is not enough either
         fix = t("use a build made with CUDA {first} or newer, the first CUDA with code for compute capability {cc}; "
-                "{rest}", first=first, cc=cc, rest=fix)
-    elif errors or old_cuda:
-        fix = t("use a TF built with a newer CUDA: CUDA 10.x builds (TF <= 2.3) have no code for sm_80/sm_86 GPUs "
-                "(RTX 30xx and newer), CUDA 11 builds (TF 2.4+) do; {rest}", rest=fix)
+                "{rest}", first=first, cc=cc, rest=cache)
+    elif cc or not beyond:
+        fix = older + "; " + cache
+    elif ctx.tf and _newest_cuda_major(ctx):  # a TF of the newest CUDA major on a GPU the log does not name
+        fix = _unknown_gpu(ctx, beyond)
+    elif ctx.tf:
+        fix = older + "; " + cache
+    else:  # the log names neither the GPU nor the TF
+        fix = older + "; " + _unknown_gpu(ctx, beyond)
     return Finding(ID, t("The GPU is newer than this TensorFlow build"), [ev.line for ev in evidence if ev], cause,
                    fix, tfenv_way(ctx) + "; " + t("a CUDA 11 environment (tf25 to tf29) runs Ampere and newer GPUs"),
                    rank=44)
 
 
+def _beyond_tf(ctx):
+    """The compute capabilities whose first CUDA is newer than the CUDA of every TF line the tables know."""
+    newest = _tested.newest(ctx)
+    cuda = _tested.cuda_of_tf(ctx, newest) if newest else ""
+    table = (ctx.facts or {}).get("first_cuda_for_arch") or {}
+    return sorted((cc for cc, first in table.items() if cuda and vkey(first) > vkey(cuda)), key=vkey)
+
+
+def _unknown_gpu(ctx, beyond):
+    """The GPUs no TF pip build has code for, when the log does not say which GPU it is."""
+    first = _tested.first_cuda_for_arch(ctx, beyond[0])
+    return t("if the GPU is of compute capability {ccs}, {no_tf}", ccs=t(" or ").join(beyond),
+             no_tf=_no_tf_build(ctx, "", first))
+
+
+def _newest_cuda_major(ctx):
+    """The log's TF (when it says) is built with the CUDA major of the newest TF line."""
+    newest = _tested.cuda_of_tf(ctx, _tested.newest(ctx))
+    cuda = _tested.cuda_of_tf(ctx, ctx.tf.value) if ctx.tf else newest
+    return bool(cuda) and vkey(cuda)[:1] == vkey(newest)[:1]
+
+
+def _no_tf_build(ctx, cc, first):
+    """No TF pip build has code for the GPU: NVIDIA's NGC TensorFlow container, or TF built from source."""
+    newest = _tested.newest(ctx)
+    said = t("no TF pip release has code for compute capability {cc}", cc=cc) if cc else t(
+        "no TF pip release has code for it")
+    return t("{said} (first in CUDA {first}; the newest, TF {tf}, is built with CUDA {cuda}): use NVIDIA's NGC "
+             "TensorFlow container or build TF from source with CUDA {first} or newer", said=said, first=first,
+             tf=newest, cuda=_tested.cuda_of_tf(ctx, newest))
+
+
 def _old_ptxas(ctx, cc, tool, line):
     """ptxas or nvcc from a CUDA older than the GPU of compute capability `cc`."""
     target = "sm_" + cc.replace(".", "")
-    first = ((ctx.facts or {}).get("first_cuda_for_arch") or {}).get(cc, "")
+    first = _tested.first_cuda_for_arch(ctx, cc)
     need = t("CUDA {first} or newer", first=first) if first else t("a newer CUDA")
     if tool == "ptxas":
         cause = t("The GPU (compute capability {cc}, {arch}) is newer than the CUDA whose ptxas compiles TF's and "

@@ -4,7 +4,7 @@ from builder.diagnose.context import tf_lines_of_path
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.parse import split_dlerror
-from builder.diagnose.rules import _programs
+from builder.diagnose.rules import _programs, _tested
 from builder.diagnose.rules._common import (
     WIN_TOOLKIT,
     cuda_for_tf,
@@ -40,6 +40,7 @@ def check(log, ctx):
     program = other_program(log, found)
     if program:
         return _of_program(program, found, ctx)
+    other = _other_major(ctx, cuda_for_tf(ctx) or cuda_of(names), names, "TF")
     cuda = cuda_for_tf(ctx)
     tf = t("TF {tf}", tf=ctx.tf.value) if ctx.tf else t("This TensorFlow")
     if len(names) == 1:
@@ -57,6 +58,8 @@ def check(log, ctx):
     else:
         fix = _linux_fix(found, ctx, cuda) + ("; " + _stand_in_fix(ctx, present, stand) if stand else "")
         fix += _wsl_toolkit_note(ctx)
+    if other and not stand:  # the versions decide: one fix that names both majors
+        fix = other + _wsl_toolkit_note(ctx)
     if _cpu_machine_possible(log, ctx, found):
         fix += "; " + t("if this machine has no NVIDIA GPU there is nothing to fix: TF says to ignore this line and "
                         "runs on the CPU")
@@ -78,8 +81,26 @@ def _of_program(program, found, ctx):
     cuda = ctx.cuda_wanted.value or cuda_of(names)
     cause = t("{program} loads the CUDA libraries it was built with by exact name ({names}); they are not installed, "
               "or not where the loader looks.", program=program, names=", ".join(names))
+    other = _other_major(ctx, cuda, names, program)
+    fix = runtime_fix(ctx, program, names, cuda)
     return Finding(ID, t("{program} cannot load CUDA libraries: {names}", program=program, names=", ".join(names)),
-                   [ev.line for _, ev in found], cause, runtime_fix(ctx, program, names, cuda), "", rank=32)
+                   [ev.line for _, ev in found], cause, other + _wsl_toolkit_note(ctx) if other else fix, "",
+                   rank=32)
+
+
+def _other_major(ctx, cuda, names, program):
+    """The libraries asked for belong to another CUDA major than the one installed (libcublas.so.12 with CUDA 11.7):
+    name both, and the TF lines built for the installed one (TensorFlow's tested configurations)."""
+    present = ctx.cuda_present
+    want, have = vkey(cuda)[:1], vkey(present.value)[:1]
+    if not (want and have) or want == have or present.how.startswith("the driver"):
+        return ""
+    tfs = _tested.tf_for_cuda_major(ctx, have[0]) if program == "TF" else None
+    build = t("TF {first} to {last}", first=tfs[0], last=tfs[1]) if tfs else t("a build")
+    return t("the names asked for are CUDA {want}'s ({names}) and the CUDA here is {present} (CUDA {have}), whose "
+             "libraries do not serve another major: add CUDA {want}'s (its toolkit, or NVIDIA's nvidia-*-cu{want} pip "
+             "wheels) or use {build}, made for CUDA {have}", names=", ".join(names), want=want[0],
+             present=present.value, have=have[0], build=build)
 
 
 def _stand_in_fix(ctx, present, stand):
