@@ -324,8 +324,10 @@ def _envs(ctx, facts):
     order = sorted(envs, key=lambda n: (vkey(envs[n]["tensorflow"]), vkey(envs[n]["cuda"])), reverse=True)
     lines = [ctx.tf.value] if ctx.tf else list(ctx.tf_candidates)
     out = [n for line in lines for n in order if line_of(envs[n]["tensorflow"]) == line]
-    if not out and ctx.tf and vkey(ctx.tf.value) > vkey(line_of(envs[order[0]]["tensorflow"])):
-        out = [order[0]]  # TF 2.10/2.11: the newest environment has the same CUDA 11.2 and cuDNN 8.1
+    tested = (facts.get("tf_tested") or {}).get(ctx.tf.value) if ctx.tf else None
+    if not out and tested and vkey(ctx.tf.value) > vkey(line_of(envs[order[0]]["tensorflow"])) and (
+            tested["cuda"] == envs[order[0]]["cuda"]):
+        out = [order[0]]  # TF 2.11: the newest environment has the same CUDA 11.2 (TF's tested configuration)
     present = ctx.cuda_present.value
     if present and len(out) > 1:  # tf22 (CUDA 10.2) and tf22-cuda101: the one whose CUDA is installed first
         out.sort(key=lambda n: envs[n]["cuda"] != present)
