@@ -215,15 +215,18 @@ def _cuda_present(log):
             m = _CUDA_DIR.search(" ".join(g or "" for g in ev.groups))
             if m:
                 return Fact(m.group(1), ev.line, "path")
-    # `ldconfig -p`: a toolkit folder in a listed path, else the major a listed CUDA library's name gives
-    for ev in log.all("ldcache_entry"):
-        m = _CUDA_DIR.search(ev.groups[1])
+    # `ldconfig -p` or a listed library file: a toolkit folder in its path, else the major its name gives
+    for ev in log.all("ldcache_entry")[:50] + log.all("cuda_toolkit_lib")[:50]:
+        m = _CUDA_DIR.search(ev.groups[-1])
         if m:
             return Fact(m.group(1), ev.line, "path")
     for ev in log.all("ldcache_entry"):
         version = cuda_of_library(ev.groups[0])
         if version:
             return Fact(version, ev.line, "the loader cache")
+    ev = log.first("nvcc_release")
+    if ev:
+        return Fact(ev.groups[0], ev.line, "nvcc --version")
     ev = log.first("smi_header")
     if ev and ev.groups[1]:
         return Fact(ev.groups[1], ev.line, "the driver's maximum CUDA (nvidia-smi)")

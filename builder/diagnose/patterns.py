@@ -236,6 +236,9 @@ PATTERNS = LOADER + [
     ("linux_shell", _p(r"(\w[\w.-]{0,40}@[\w.-]{1,60}:~[^\n$#]{0,80}[$#] |"
                        r"(?<![\w:])/(?:home|usr/local|usr/lib|opt|root|proc)/)",
                        ":~$ ", ":~# ", ":~/", "/home/", "/usr/", "/opt/", "/root/", "/proc/")),
+    # a CUDA library's path inside a versioned toolkit folder, as `locate`/`find`/`ls` print it: that CUDA is installed
+    ("cuda_toolkit_lib", _p(r"(?<![\w.-])(/[\w./-]{0,80}/cuda-\d{1,2}\.\d/[\w./-]{0,80}/lib[\w.+-]{1,40}"
+                            r"\.so[\d.]{0,12})\s*$", "/cuda-")),
     # `ldconfig -p`'s listing of the loader cache (glibc elf/cache.c: "\t%s (%s) => %s"): what is installed, where
     ("ldcache_entry", _p(r"(lib[\w.+-]{1,60}\.so[\d.]{0,12}) \(libc6[^)\n]{0,30}\) => (/[^\s]{1,200})", "(libc6")),
     ("python_path", _p(r"[/\\](?:python|Python|lib/python)(3\.?\d{1,2})[/\\]",

@@ -3,6 +3,7 @@ configuration of every release line (`tf_tested`: Python ranges, CUDA, cuDNN) an
 (`cuda_drivers`) and first CUDA per GPU generation (`first_cuda_for_arch`). Without facts every answer is empty and
 the rules fall back to words without numbers."""
 
+from builder.diagnose.rules._common import LAST_WINDOWS_GPU_TF
 from builder.diagnose.versions import line_of, vkey
 
 
@@ -44,8 +45,10 @@ def cuda_of_tf(ctx, tf):
 
 
 def tf_for_cuda_major(ctx, major):
-    """(first, last) TF line whose GPU build is made with CUDA `major` (an int), or None."""
-    found = [tf for tf, row in lines(ctx).items() if vkey(row["cuda"])[:1] == (major,)]
+    """(first, last) TF line whose GPU build is made with CUDA `major` (an int), or None; on Windows only the lines
+    with a native GPU build."""
+    found = [tf for tf, row in lines(ctx).items() if vkey(row["cuda"])[:1] == (major,)
+             and not (ctx.windows and vkey(tf) > vkey(LAST_WINDOWS_GPU_TF))]
     return (found[0], found[-1]) if found else None
 
 

@@ -8,6 +8,7 @@ from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules import _tested
 from builder.diagnose.rules._common import tfenv_way
+from builder.diagnose.rules._programs import other_program
 from builder.diagnose.versions import vkey
 
 ID = "gpu-too-new"
@@ -34,19 +35,21 @@ def check(log, ctx):
     evidence = jit + errors
     if old_cuda:
         evidence.append(log.first("device") or log.first("device_old"))
+    # the GPUs no TF pip build has code for; not PyTorch's or another program's log, whose builds are their own
+    first, tf_log = _tested.first_cuda_for_arch(ctx, cc), not built and not other_program(log)
+    beyond = _beyond_tf(ctx) if tf_log else []
     cause = t("The GPU (compute capability {cc}) is newer than the code in this TF build.", cc=cc or "?")
-    if jit and not errors:
+    if jit and not errors and cc not in beyond:
         cause += " " + t("TF has no binaries for it and the driver compiles every kernel from PTX at the first "
                          "start: it works, slowly (minutes, up to 30).")
     cache = t("keep the JIT-compiled kernels between runs with a bigger cache: CUDA_CACHE_MAXSIZE=4294967296 (the "
               "default cache is too small); or use a TF build whose CUDA has code for this GPU")
     older = t("use a TF built with a newer CUDA: CUDA 10.x builds (TF <= 2.3) have no code for sm_80/sm_86 GPUs "
               "(RTX 30xx and newer), CUDA 11 builds (TF 2.4+) do")
-    first, beyond = _tested.first_cuda_for_arch(ctx, cc), _beyond_tf(ctx)
-    if not (errors or old_cuda):
-        fix = cache
-    elif first and cc in beyond:  # no TF line is built with a CUDA that knows this GPU
+    if first and cc in beyond:  # no TF line is built with a CUDA that knows it: compiling TF's PTX fails there too
         fix = _no_tf_build(ctx, cc, first)
+    elif not (errors or old_cuda):
+        fix = cache
     elif first and vkey(cc) > (8, 6):  # newer than Ampere: CUDA 11 is not enough either
         fix = t("use a build made with CUDA {first} or newer, the first CUDA with code for compute capability {cc}; "
                 "{rest}", first=first, cc=cc, rest=cache)

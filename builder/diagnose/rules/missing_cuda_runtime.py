@@ -58,8 +58,8 @@ def check(log, ctx):
     else:
         fix = _linux_fix(found, ctx, cuda) + ("; " + _stand_in_fix(ctx, present, stand) if stand else "")
         fix += _wsl_toolkit_note(ctx)
-    if other and not stand:  # the versions decide: one fix that names both majors
-        fix = other + _wsl_toolkit_note(ctx)
+    if other and not stand:  # the versions decide: one fix that names both majors (and, on Windows, the PATH)
+        fix = other + ("; " + windows_cuda_install(cuda, names) if ctx.windows else _wsl_toolkit_note(ctx))
     if _cpu_machine_possible(log, ctx, found):
         fix += "; " + t("if this machine has no NVIDIA GPU there is nothing to fix: TF says to ignore this line and "
                         "runs on the CPU")
@@ -96,11 +96,17 @@ def _other_major(ctx, cuda, names, program):
     if not (want and have) or want == have or present.how.startswith("the driver"):
         return ""
     tfs = _tested.tf_for_cuda_major(ctx, have[0]) if program == "TF" else None
+    wanted = cuda if not cuda.endswith("x") else str(want[0])
+    # NVIDIA's pip wheels of the CUDA libraries (nvidia-*-cu11, -cu12) begin with CUDA 11
+    where = t("its toolkit, or NVIDIA's nvidia-*-cu{want} pip wheels", want=want[0]) if want >= (11,) else t(
+        "its toolkit")
+    text = t("the names asked for are CUDA {wanted}'s ({names}) and the CUDA here is {present} (CUDA {have}), whose "
+             "libraries do not serve another major: add CUDA {wanted}'s ({where})", wanted=wanted,
+             names=", ".join(names), present=present.value, have=have[0], where=where)
+    if program == "TF" and not tfs:  # no TF line is built for the installed CUDA here (Windows after TF 2.10)
+        return text
     build = t("TF {first} to {last}", first=tfs[0], last=tfs[1]) if tfs else t("a build")
-    return t("the names asked for are CUDA {want}'s ({names}) and the CUDA here is {present} (CUDA {have}), whose "
-             "libraries do not serve another major: add CUDA {want}'s (its toolkit, or NVIDIA's nvidia-*-cu{want} pip "
-             "wheels) or use {build}, made for CUDA {have}", names=", ".join(names), want=want[0],
-             present=present.value, have=have[0], build=build)
+    return text + t(" or use {build}, made for CUDA {have}", build=build, have=have[0])
 
 
 def _stand_in_fix(ctx, present, stand):
