@@ -128,9 +128,3 @@ _CUDA_FAMILIES = ("cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse
 def same_library(a, b):
     """One library spelt two ways (libcudnn.so.8 and cudnn64_8.dll)."""
     return a.lower() == b.lower() or dll_name(a).lower() == b.lower() or dll_name(b).lower() == a.lower()
-
-
-# The CUDA release each TF line from 2.11 on was built and tested with (TensorFlow's tested build configurations,
-# docs/sources.md §1); the lines before have a matrix.yaml environment each.
-TF_BUILT_CUDA = {"2.11": "11.2", "2.12": "11.8", "2.13": "11.8", "2.14": "11.8", "2.15": "12.2", "2.16": "12.3",
-                 "2.17": "12.3", "2.18": "12.5"}

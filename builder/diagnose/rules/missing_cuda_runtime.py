@@ -17,7 +17,7 @@ from builder.diagnose.rules._common import (
 from builder.diagnose.rules._gpu import fatal, gpu_expected, libcuda_failures, libcuda_loaded
 from builder.diagnose.rules._mixed import mixed_copies
 from builder.diagnose.rules._programs import cuda_of, other_program, runtime_fix
-from builder.diagnose.versions import TF_BUILT_CUDA, family, vkey
+from builder.diagnose.versions import family, vkey
 
 ID = "missing-cuda-runtime"
 FAMILIES = ("cudart", "cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "nvrtc", "nvrtc-builtins",
@@ -191,10 +191,10 @@ def _unnamed(log, ctx):
 def _image_cuda_mismatch(log, ctx, ev):
     """An NVIDIA CUDA image (its start banner names the release) under a TF built with another CUDA major: the
     TF line comes from the log's TF version or the source path of the line that failed (tensorflow/tsl: 2.12-2.14),
-    its CUDA from TF's tested configurations (versions.TF_BUILT_CUDA)."""
+    its CUDA from TF's tested configurations (matrix.yaml tensorflow:)."""
     banner = log.first("cuda_image_banner")
     lines = [ctx.tf.value] if ctx.tf else list(tf_lines_of_path(log.line_text(ev.line)))
-    wanted = sorted({TF_BUILT_CUDA[line] for line in lines if line in TF_BUILT_CUDA})
+    wanted = sorted(filter(None, {_tested.cuda_of_tf(ctx, line) for line in lines}), key=vkey)
     if not banner or not wanted or len({w.split(".")[0] for w in wanted}) > 1:
         return None
     image, cuda = banner.groups[0], wanted[-1]
