@@ -19,7 +19,7 @@ message's `\\n`): there a quoted line number counts the lines as read, and the q
 import json
 import re
 
-_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]{0,30}[A-Za-z]|\][^\x07\n]{0,200}\x07|[()][AB0-2])")
 
 _JSON_LINE = re.compile(r'(?m)^[ \t]*("(?:[^"\\\n]|\\.){0,20000}")[ \t]*,?[ \t]*$')
@@ -51,7 +51,7 @@ _ANYWHERE_RE = _after("(?:" + "|".join(_ANYWHERE) + ")+")
 _COMPOSE_RE = _after(_COMPOSE)
 _SHARED_RE = [(_after(body), share) for body, share in _SHARED]
 _ROW = re.compile("\n[^\n]")
-_TRAILING_CODE = re.compile(r"`+[ \t]*(?=\n)")
+_TRAILING_CODE = re.compile(r"``*[ \t]*(?=\n)")  # not "`+": a regex led by a literal is found by a fast scan
 MAX_CHAINS = 2000  # runs of cut lines looked at: a paste from a terminal window has far fewer
 MAX_WIDTH = 400  # no terminal is wider: a log's own long lines repeated are no wrap
 CONTEXT = 3  # lines before a cut that a multi-line message may start on
@@ -64,13 +64,14 @@ def unpaste(text, needles):
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     text = _no_ansi(text)
-    if _ZERO_WIDTH.search(text):
-        text = _ZERO_WIDTH.sub("", text)
+    for char in _ZERO_WIDTH:  # a literal search each: a regex of a character class scans at regex speed
+        if char in text:
+            text = text.replace(char, "")
     if '"output_type"' in text or '"traceback"' in text:
         text = _no_ansi(_JSON_LINE.sub(_json_string, text))  # an escaped `\u001b[31m` is an escape only now
     if 'msg="' in text and "level=" in text:
         text = _no_ansi(_LOGFMT.sub(lambda m: _ESCAPE.sub(lambda e: _UNESCAPE[e.group(1)], m.group(1)), text))
-    lengths = [len(line) for line in text.split("\n")]  # a wrap cut the rows as they were, prefixes and all
+    lengths = list(map(len, text.split("\n")))  # a wrap cut the rows as they were, prefixes and all
     text = _strip_prefixes(text)
     return join_wraps(text, needles, lengths) if max(lengths) <= MAX_WIDTH else text
 
@@ -105,8 +106,9 @@ def _strip(text, regexes, share=None, keep_first=False):
         return text
     if share is not None and len(regexes.findall(text)) < share * len(_ROW.findall(text)):
         return text
-    cut = first.end() if keep_first else first.start()
-    return text[:cut] + regexes.sub(r"\1", text[cut:])
+    if not keep_first:
+        return regexes.sub(r"\1", text)  # (one copy of a long text, not three)
+    return text[:first.end()] + regexes.sub(r"\1", text[first.end():])
 
 
 def join_wraps(text, needles, lengths=None):
@@ -117,20 +119,23 @@ def join_wraps(text, needles, lengths=None):
     width, strong = _width(lines, lengths)
     if not width:
         return text
-    changed, i, chains = False, 0, 0
+    out, i, chains = [], 0, 0  # the lines as joined so far (a list that grows: no splice in a long list)
     while i < len(lines) and chains < MAX_CHAINS:
         end = i
         while end < len(lines) - 1 and lengths[end] == width and not lines[end].endswith("  "):
             end += 1
-        chains += end > i
-        context = (lines[max(0, i - CONTEXT):i], lines[end + 1:end + 1 + CONTEXT])
-        if end > i and _needle_in_cut(lines[i:end + 1], context, needles, strong):
-            lines[i:end + 1] = ["".join(_uncut(line) for line in lines[i:end]) + lines[end]]
-            lengths[i:end + 1] = [width - 1]  # a joined line is cut no more
-            changed = True
-            end = i
+        if end > i:
+            chains += 1
+            context = (out[-CONTEXT:], lines[end + 1:end + 1 + CONTEXT])
+            if _needle_in_cut(lines[i:end + 1], context, needles, strong):
+                out.append("".join(_uncut(line) for line in lines[i:end]) + lines[end])
+                i = end + 1
+                continue
+        out.extend(lines[i:end + 1])
         i = end + 1
-    return "\n".join(lines) if changed else text
+    if len(out) == i:  # nothing joined
+        return text
+    return "\n".join(out + lines[i:])
 
 
 def _width(lines, lengths):
@@ -169,11 +174,12 @@ def _needle_in_cut(rows, context, needles, strong):
                     return True
                 pos = joined.find(needle, pos + 1, cuts[-1] + len(needle) - 1)
         return False
-    if any(needle in joined for needle in needles):  # (a needle across a cut is in the joined rows too)
+    if any(map(joined.__contains__, needles)):  # (a needle across a cut is in the joined rows too)
         return True
     before, after = "".join(line + "\n" for line in context[0]), "".join("\n" + line for line in context[1])
     window, first, last = before + joined + after, len(before) + cuts[0], len(before) + cuts[-1]
-    return any(m.start() < last and m.end() > first for needle in needles if needle in before or needle in after
+    around = before + "\x00" + after  # a needle is in one or the other (no needle holds a NUL)
+    return any(m.start() < last and m.end() > first for needle in filter(around.__contains__, needles)
                for regex in needles[needle] for m in regex.finditer(window))
 
 
