@@ -14,6 +14,7 @@ driver diagnostics TF prints after a failed cuInit, nvidia-smi's header, pip's r
 """
 
 import bisect
+import heapq
 import re
 from typing import NamedTuple
 
@@ -24,12 +25,19 @@ MAX_PER_KIND = 200
 # A needle found on more lines than this is noise for this purpose (a log repeating one message): the first
 # ones are read, the rest skipped, so that no input makes the parser slow.
 MAX_LINES_PER_NEEDLE = 5000
+# A line longer than this (a log that lost its line ends, or a progress bar's `\r` updates never ended by one) is
+# searched as pieces: its `\r` updates cut every PIECE characters, each piece with the next few characters a
+# literal may run on into; a pattern then runs on WINDOW characters around each piece that holds the literal, not on
+# the whole line once per pattern (seconds for a 10 MB line).
+LONG_LINE = 20000
+PIECE = 400
+WINDOW = 1000
 MAX_QUOTE = 240  # characters of a line quoted as evidence
 
 _QUOTES = (("\u2018", "'"), ("\u2019", "'"), ("\u201a", "'"), ("\u201b", "'"), ("\u201c", '"'),
-           ("\u201d", '"'), ("\u201e", '"'), ("\u00a0", " "), ("\u2011", "-"),
-           ("&quot;", '"'), ("&#39;", "'"), ("&#x27;", "'"), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"), ("\x00", ""))
-_FANCY = re.compile("[\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00a0\u2011\x00]|&(?:quot|#39|#x27|lt|gt|amp);")
+           ("\u201d", '"'), ("\u201e", '"'), ("\u00a0", " "), ("\u2011", "-"))
+_ENTITIES = {"&quot;": '"', "&#39;": "'", "&#x27;": "'", "&lt;": "<", "&gt;": ">", "&amp;": "&"}
+_ENTITY = re.compile("|".join(_ENTITIES))  # one pass: "&amp;quot;" is "&quot;", as the web page showed
 _ANSI = re.compile(r"\x1b\[[0-9;]{0,20}[A-Za-z]")
 # A paste's own prefixes, removed from quoted lines only: Markdown quotes, compose service names, pytest's E.
 _PREFIX = re.compile(r"^(?:\s*>+\s?|\s*`+|[\w.-]{1,60}\s+\|\s|E\s{3})+|`+\s*$")
@@ -49,6 +57,7 @@ class Log:
         self._newlines = [m.start() for m in re.finditer("\n", text)]
         self.line_count = len(self._newlines) + (0 if text.endswith("\n") or not text else 1)
         self.events = {}
+        self._quoted = {}  # line number -> line_text (a long line is searched back for its last `\r` once)
 
     def all(self, kind):
         return self.events.get(kind, [])
@@ -62,11 +71,17 @@ class Log:
 
     def line_text(self, number):
         """The line, without a paste's prefixes, cut to what follows the last carriage return."""
+        if number not in self._quoted:
+            self._quoted[number] = self._line_text(number)
+        return self._quoted[number]
+
+    def _line_text(self, number):
         start = self._newlines[number - 2] + 1 if number >= 2 else 0
         end = self._newlines[number - 1] if number - 1 < len(self._newlines) else len(self.text)
-        line = self.text[start:end].rstrip("\r")
-        if "\r" in line:
-            line = line.rsplit("\r", 1)[-1]
+        while end > start and self.text[end - 1] == "\r":
+            end -= 1
+        start = max(start, self.text.rfind("\r", start, end) + 1)
+        line = self.text[start:start + LONG_LINE] if end - start > LONG_LINE else self.text[start:end]
         if "\x1b" in line:  # colours of a terminal or a notebook
             line = _ANSI.sub("", line)
         line = _PREFIX.sub("", line).strip()
@@ -160,6 +175,7 @@ class _LineIndex:
     from the literal's, and a match that wraps into the next line still sees the line that follows it."""
 
     def __init__(self, text, newlines):
+        self.text = text
         self.starts = [0] + [n + 1 for n in newlines]
         self.ends = newlines + [len(text)]
         first, self.occurrences = {}, []
@@ -170,8 +186,35 @@ class _LineIndex:
                 self.occurrences.append([])
             self.occurrences[slot].append(number)
         self.lines_text = list(first)  # a dict keeps insertion order: distinct lines, first seen first
+        self.long = [slot for slot, line in enumerate(self.lines_text) if len(line) > LONG_LINE]
+        for slot in self.long:
+            self._pieces(slot, first)
         self.distinct = _Lines(self.lines_text, range(len(self.lines_text)))
         self._anchored, self._cache = {}, {}
+
+    def _pieces(self, slot, first):
+        """A long line's pieces (see LONG_LINE), searched as distinct lines in the line's place; each piece stands
+        for a window around it, numbered after the log's lines."""
+        text, self.lines_text[slot] = self.text, b""  # the line itself is never searched
+        for number in self.occurrences[slot]:
+            start, end = self.starts[number], self.ends[number]
+            pos = start
+            while pos < end:
+                stop = text.find("\r", pos, end)
+                stop = end if stop < 0 else stop
+                for low in range(pos, stop, PIECE):
+                    high = min(stop, low + PIECE + LONGEST_NEEDLE)  # a literal that starts in the piece is in it
+                    piece = _folded(text[low:high])
+                    piece_slot = first.get(piece)
+                    if piece_slot is None:
+                        piece_slot = first[piece] = len(self.lines_text)
+                        self.lines_text.append(piece)
+                        self.occurrences.append([])
+                    self.occurrences[piece_slot].append(len(self.starts))
+                    self.starts.append(max(start, low - WINDOW))
+                    self.ends.append(min(end, high + WINDOW))
+                pos = stop + 1
+        self.occurrences[slot] = []
 
     def _within(self, anchor):
         if anchor not in self._anchored:
@@ -187,7 +230,10 @@ class _LineIndex:
             lines = self._within(anchor) if anchor else self.distinct
             slots = lines.slots_with(_folded(literal), MAX_LINES_PER_NEEDLE)
             numbers = sorted(n for slot in slots for n in self.occurrences[slot])
-            self._cache[literal] = [(self.starts[n], self.ends[n]) for n in numbers[:MAX_LINES_PER_NEEDLE]]
+            if self.long:  # a long line's pieces come after the log's lines: in the text's order, windows as one
+                numbers.sort(key=self.starts.__getitem__)
+            spans = [(self.starts[n], self.ends[n]) for n in numbers[:MAX_LINES_PER_NEEDLE]]
+            self._cache[literal] = _merged(spans) if self.long else spans
         return self._cache[literal]
 
     def lines(self, needles):
@@ -196,7 +242,18 @@ class _LineIndex:
         found = set()
         for needle in needles:
             found.update(self._scan(needle))
-        return sorted(found)
+        return _merged(sorted(found)) if self.long else sorted(found)
+
+
+def _merged(spans):
+    """Sorted (start, end) spans with the ones that overlap (windows in a long line) made one: a match is found once."""
+    out = []
+    for low, high in spans:
+        if out and low <= out[-1][1]:
+            out[-1] = (out[-1][0], max(high, out[-1][1]))
+        else:
+            out.append((low, high))
+    return out
 
 
 # What nearly every line of a long TF run holds (its INFO lines, Keras' progress): no use as an anchor.
@@ -208,23 +265,30 @@ _BOILERPLATE = ("2021-01-01 00:00:00.000000: I tensorflow/core/common_runtime/gp
 
 def _anchors(needles, size=3):
     """{needle: a three-character piece it shares with other needles}, chosen greedily (the piece most needles
-    share first); a needle that shares none is searched on its own."""
-    left, chosen = set(needles), {}
-    while left:
-        counts = {}
-        for needle in left:
-            for piece in {needle[i:i + size] for i in range(len(needle) - size + 1)}:
-                # not "000", "as " or "ste" (Keras' ms/step): too common to narrow the search
-                if " " not in piece and sum(c.isalpha() for c in piece) >= 2 and piece not in _BOILERPLATE:
-                    counts[piece] = counts.get(piece, 0) + 1
-        if not counts:
+    share first, the first in sort order among equals); a needle that shares none is searched on its own."""
+    pieces = {}  # needle -> its pieces that may anchor: not "000", "as " or "ste" (Keras' ms/step), too common
+    for needle in needles:
+        pieces[needle] = {piece for piece in (needle[i:i + size] for i in range(len(needle) - size + 1))
+                          if " " not in piece and sum(c.isalpha() for c in piece) >= 2 and piece not in _BOILERPLATE}
+    counts = {}  # piece -> how many needles not yet anchored hold it
+    for held in pieces.values():
+        for piece in held:
+            counts[piece] = counts.get(piece, 0) + 1
+    heap = [(-count, piece) for piece, count in counts.items()]
+    heapq.heapify(heap)
+    chosen = {}
+    while heap:
+        count, piece = heapq.heappop(heap)
+        if counts[piece] != -count:  # counted before some of its needles were anchored: back with its count now
+            if counts[piece]:
+                heapq.heappush(heap, (-counts[piece], piece))
+            continue
+        if -count < 2:
             break
-        piece, count = max(sorted(counts.items()), key=lambda kv: kv[1])
-        if count < 2:
-            break
-        for needle in [n for n in left if piece in n]:
+        for needle in [n for n, held in pieces.items() if piece in held]:
             chosen[needle] = piece
-            left.discard(needle)
+            for other in pieces.pop(needle):
+                counts[other] -= 1
     return chosen
 
 
@@ -234,7 +298,9 @@ for _kind, (_regex, _needles, _span) in PATTERNS:  # noqa: B007
     for _needle in _needles:
         if len(_needle) >= 6:
             WRAP_NEEDLES.setdefault(_needle, []).append(_regex)
-ANCHORS = _anchors(sorted({n for _, (_, needles, _) in PATTERNS for n in needles}))
+_NEEDLES = sorted({n for _, (_, needles, _) in PATTERNS for n in needles})
+ANCHORS = _anchors(_NEEDLES)
+LONGEST_NEEDLE = max(len(n) for n in _NEEDLES)
 
 
 def _on_lines(text, pattern, lines, span):
@@ -242,7 +308,7 @@ def _on_lines(text, pattern, lines, span):
     for start, end in lines:
         stop = end
         for _ in range(span):
-            if stop >= len(text):
+            if stop >= len(text) or text[stop] != "\n":  # (a window inside a long line runs on no further)
                 break
             stop = text.find("\n", stop + 1)
             stop = len(text) if stop < 0 else stop
@@ -258,13 +324,13 @@ for _kind, _pattern in PATTERNS:  # noqa: B007
 
 
 def normalise(text):
-    """Typographic quotes, non-breaking spaces and HTML entities as plain ASCII (one scan when there are none)."""
-    if _FANCY.search(text) is None:
-        return text
+    """Typographic quotes, non-breaking spaces and HTML entities as plain ASCII, NULs taken out (a literal search
+    for each character: a regex of a character class scans a long text at regex speed)."""
     for fancy, plain in _QUOTES:
         if fancy in text:
             text = text.replace(fancy, plain)
-    return text
+    text = _ENTITY.sub(lambda m: _ENTITIES[m.group()], text)
+    return text.replace("\x00", "") if "\x00" in text else text
 
 
 def split_dlerror(dlerror):
