@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from builder.diagnose import loader, parse
+from builder.diagnose.parse import LONG_LINE
 from tests.helpers import matrix
 
 # TF 2.2.0rc2, CUDA 10.2 installed: TF asks for 10.1 (tensorflow/tensorflow#38578).
@@ -208,3 +209,18 @@ def test_noise_yields_nothing(noise):
     events = parse(noise)
     assert log.failures == [] and events.opened_libraries() == [] and not events.has("cannot_dlopen")
     assert log.cuinit_error is None
+
+
+@pytest.mark.parametrize("shift", [0, 7, 150, 160, 390, 399])  # 150, 160: a literal across a piece's end
+def test_a_log_on_one_line_is_read_in_pieces(shift):
+    """A line longer than LONG_LINE (a log that lost its line ends, a progress bar's `\\r` updates) is searched in
+    pieces: its messages, wherever they fall across the pieces' ends, are found as in the log's own lines."""
+    noise = "Epoch 1/10 - loss: 0.25 - accuracy: 0.91\r" * 600 + "x" * shift
+    for glue in (" ", "\r"):
+        one_line = noise + TF22_CUDART.replace("\n", glue) + noise
+        assert len(one_line) > LONG_LINE
+        got, want = parse(one_line), parse(TF22_CUDART)
+        assert sorted(got.events) == sorted(want.events)
+        assert [name for name, _ in got.failed_libraries()] == [name for name, _ in want.failed_libraries()]
+        assert got.opened_libraries() == want.opened_libraries()
+        assert {ev.line for kind in got.events for ev in got.all(kind)} == {1}
