@@ -58,6 +58,15 @@ LOADER = [
     # correctly. (error code is %s)"; TensorRT's variant says "TensorRT dynamic library (%s)"
     ("load_fail", _p(r"dynamic library \(([\w.+-]{1,100})\) that Paddle depends on is not configured correctly\."
                      r"(?: \(error code is ([^\n]{0,300}?)\)\s*$)?", "that Paddle depends on")),
+    # ONNX Runtime on Windows, newer releases (core/platform/windows/dll_load_error.cc DetermineLoadLibraryError):
+    # 'Error loading "<provider>.dll" which depends on "<dll>" [which depends on "<dll>" ...] which is missing.'
+    # then env.cc's "(Error 126: ...)": the DLL named last, before "which is missing", is the one not found (a
+    # console of another code page garbles the words between the names, not the names: no "which depends on" here)
+    ("load_fail", _p(r'"(?:[^"\n]{0,260}[\\/])?([\w.+-]{1,100}\.dll)" which is missing', "which is missing")),
+    # libgpuarray / pygpu (src/loaders/dyn_load.c ga_load_library): 'Could not load "%s": %s' with dlerror or
+    # FormatMessage's text (libcuda.so, libnvrtc.so, nvrtc64_<major><minor>.dll, cublas64_<major><minor>.dll)
+    ("load_fail", _p(r'Could not load "(?:[^"\n]{0,260}[\\/])?([\w.+-]{1,100}\.(?:dll|so(?:\.\d{1,6}){0,4}))"'
+                     r'(?:: ([^\n]{1,300}))?', 'Could not load "')),
     # ONNX Runtime on Windows (core/platform/windows/env.cc): LoadLibrary's error and FormatMessage's text
     ("loadlibrary_failed", _p(r'LoadLibrary failed with error (\d{1,5})(?: "([^"\n]{0,200})")? when trying to load '
                               r'"?(?:[^"\n]{0,260}[\\/])?([\w.+-]{1,100}\.dll)', "LoadLibrary failed with error")),
@@ -117,11 +126,11 @@ LOADER = [
     ("program", _p(r"(onnxruntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|is not found or cannot be "
                    r"loaded|Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|jaxlib|jax_plugins|"
                    r"Unable to load \w{2,12}\. Is it installed\?|[\\/]torch[\\/]|not found in the system path|"
-                   r"nvrtc: error|CuPy failed|tensorflow)",
+                   r"nvrtc: error|CuPy failed|pygpu|gpuarray|tensorflow)",
                    "onnxruntime", "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx",
                    "cannot be loaded", "Paddle depends on", "paddle", "Cannot load cudnn", "jaxlib", "jax_plugins",
                    "Is it installed?", "torch", "not found in the system path", "nvrtc: error", "CuPy failed",
-                   "tensorflow")),
+                   "pygpu", "gpuarray", "tensorflow")),
     # ERROR_COMMITMENT_LIMIT (1455) in Windows' English and Chinese words: virtual memory, not a missing DLL
     ("paging_file", _p(r"(WinError 1455|paging file is too small|页面文件太小)", "WinError 1455",
                        "paging file is too small", "页面文件太小")),

@@ -1,8 +1,9 @@
 """Programs other than TF that load NVIDIA's libraries by name (ONNX Runtime, CTranslate2, JAX, PaddlePaddle,
-PyTorch, NVRTC's users, CuPy): which one a log comes from, and their advice when a CUDA library or cuDNN did not
-load. Their fix is the program's own (the CUDA and cuDNN it was built for, its pip wheels), never TF's tested
-configuration or tensorflow[and-cuda]. The rule ids stay missing-cuda-runtime and missing-cudnn: the cause is the
-same."""
+PyTorch, libgpuarray, NVRTC's users, CuPy): which one a log comes from, and their advice when a CUDA library or
+cuDNN did not load. Their fix is the program's own (its build for the CUDA and cuDNN installed first, then the CUDA
+and cuDNN it was built for), never TF's tested configuration or tensorflow[and-cuda]. The rule ids stay
+missing-cuda-runtime and missing-cudnn: the cause is the same. The builds each program publishes per CUDA / cuDNN
+major are its own documentation's (docs/sources.md §1, "Other programs' builds")."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -11,7 +12,8 @@ from builder.diagnose.versions import cuda_of_library
 # the words of the "program" events (builder.diagnose.patterns_loader) -> the program they belong to
 _PROGRAMS = (("onnx", "ONNX Runtime"), ("cudaexecutionprovider", "ONNX Runtime"), ("ctranslate2", "CTranslate2"),
              ("whisper", "CTranslate2"), ("cannot be loaded", "CTranslate2"), ("paddle", "PaddlePaddle"),
-             ("cannot load cudnn shared", "PaddlePaddle"), ("nvrtc", "NVRTC"), ("cupy", "CuPy"),
+             ("cannot load cudnn shared", "PaddlePaddle"), ("pygpu", "libgpuarray"),
+             ("gpuarray", "libgpuarray"), ("nvrtc", "NVRTC"), ("cupy", "CuPy"),
              ("jax", "JAX"), ("is it installed", "JAX"), ("torch", "PyTorch"), ("system path", "PyTorch"))
 RUNTIME, CUDNN = "missing-cuda-runtime", "missing-cudnn"
 
@@ -44,7 +46,9 @@ def cuda_of(names):
 
 
 def runtime_fix(ctx, program, names, cuda):
-    """Install the CUDA release the program was built for, where its loader looks."""
+    """The program's build for the CUDA installed, else the CUDA release it was built for, where its loader looks."""
+    if program == "libgpuarray":
+        return _gpuarray_fix(ctx)
     major = cuda.split(".")[0] if cuda else ""
     release = t("CUDA {cuda}", cuda=cuda) if cuda else t("the CUDA release it was built for")
     if ctx.windows:
@@ -56,8 +60,30 @@ def runtime_fix(ctx, program, names, cuda):
                 "`pip install nvidia-cublas-cu{major}`) or the toolkit, and put the folder that holds it on the loader "
                 "path: `export LD_LIBRARY_PATH=<that folder>${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}`; a CUDA of "
                 "another major version does not help", release=release, names=", ".join(names), major=major or "12")
+    build = build_note(program, ctx)
+    if build:
+        return build + "; " + t("or {fix}", fix=fix)
     extra = _program_note(program, ctx)
     return fix + ("; " + extra if extra else "")
+
+
+def build_note(program, ctx):
+    """The program's own builds per CUDA / cuDNN major, as its documentation lists them: the first choice when it
+    asks for another major's libraries than the ones installed. '' for a program that publishes none here."""
+    if program == "PaddlePaddle":
+        return t("first choice, the paddlepaddle-gpu build for the CUDA you have: Paddle publishes one per CUDA, "
+                 "`paddlepaddle-gpu==<version>.post<CUDA digits>` on its wheel page (2.4: post112, post116, post117 "
+                 "for CUDA 11.2, 11.6, 11.7; 2.5 adds post120), while the plain version on PyPI (2.x up to 2.5) is "
+                 "the CUDA 10.2 / cuDNN 7 build that asks for {cudnn7}",
+                 cudnn7="cudnn64_7.dll" if ctx.windows else "libcudnn.so.7")
+    if program == "CTranslate2":
+        return t("first choice, the ctranslate2 release built for the CUDA and cuDNN you have: 4.5 and later for "
+                 "CUDA 12 with cuDNN 9, 4.0 to 4.4 for CUDA 12 with cuDNN 8 (`pip install ctranslate2==4.4.0`), 3.x "
+                 "for CUDA 11 with cuDNN 8 (`pip install ctranslate2==3.24.0`)")
+    if program == "ONNX Runtime":
+        return t("first choice, the onnxruntime-gpu build for the CUDA and cuDNN you have: {table}",
+                 table=ort_requirements())
+    return ""
 
 
 def _program_note(program, ctx):
@@ -69,14 +95,26 @@ def _program_note(program, ctx):
         return t("`pip install -U \"jax[cuda12]\"` installs a CUDA-enabled jaxlib with the CUDA and cuDNN libraries "
                  "it was built with as pip wheels (a plain `pip install jax` is CPU-only); an LD_LIBRARY_PATH that "
                  "points at another CUDA shadows them: unset it")
-    if program == "ONNX Runtime":
-        return ort_requirements()
     return ""
 
 
+def _gpuarray_fix(ctx):
+    """libgpuarray (src/gpuarray_buffer_cuda.c) asks for the NVRTC of the driver's CUDA version, then older ones
+    down to 7.0, by name (nvrtc64_<major><minor>.dll; libnvrtc.so on Linux): the name in the message is the last one
+    it tried, not a CUDA to install."""
+    if ctx.windows:
+        return t("libgpuarray (pygpu) loads NVRTC from the CUDA toolkit by name, trying the driver's CUDA version "
+                 "first and then older ones (the name shown is the last it tried): add the installed toolkit's bin "
+                 "folder (CUDA_PATH\\bin, which holds nvrtc64_*.dll) to PATH, open a new terminal and check with "
+                 "`where nvrtc64_*`")
+    return t("libgpuarray (pygpu) loads the CUDA toolkit's libnvrtc.so by that plain name: put the toolkit's lib64 "
+             "folder on the loader path (`export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:"
+             "$LD_LIBRARY_PATH}`); the unversioned link comes with the toolkit itself")
+
+
 def ort_requirements():
-    return t("ONNX Runtime's CUDA requirements table lists the CUDA and cuDNN each onnxruntime-gpu release was built "
-             "for (1.19 and later: CUDA 12.x with cuDNN 9.x)")
+    return t("1.19 and later on PyPI are CUDA 12.x / cuDNN 9 builds, 1.18 and earlier CUDA 11.8 / cuDNN 8 ones, and "
+             "builds for cuDNN 8 and 9 do not mix (ONNX Runtime's CUDA requirements table)")
 
 
 def finding(log, ctx):
@@ -95,7 +133,8 @@ def finding(log, ctx):
         where = (t("add both bin folders to PATH and open a new terminal") if ctx.windows else
                  t("put their lib folders on LD_LIBRARY_PATH (the nvidia-cudnn-cu12 and nvidia-cublas-cu12 wheels' "
                    "site-packages/nvidia/*/lib, or the toolkit's lib64)"))
-        fix = t("install {need} and {where}; {table}", need=need, where=where, table=ort_requirements())
+        fix = t("install {need} and {where}; onnxruntime-gpu {table}", need=need, where=where,
+                table=ort_requirements())
         return Finding(RUNTIME, t("ONNX Runtime cannot load its CUDA provider"), [ev.line for ev in ort], cause, fix,
                        "", rank=32)
     jax = log.all("jax_load")[:1]

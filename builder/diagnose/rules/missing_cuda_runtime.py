@@ -16,7 +16,7 @@ from builder.diagnose.rules._common import (
 )
 from builder.diagnose.rules._gpu import fatal, gpu_expected, libcuda_failures, libcuda_loaded
 from builder.diagnose.rules._mixed import mixed_copies
-from builder.diagnose.rules._programs import cuda_of, other_program, runtime_fix
+from builder.diagnose.rules._programs import build_note, cuda_of, other_program, runtime_fix
 from builder.diagnose.versions import family, vkey
 
 ID = "missing-cuda-runtime"
@@ -83,9 +83,11 @@ def _of_program(program, found, ctx):
               "or not where the loader looks.", program=program, names=", ".join(names))
     other = _other_major(ctx, cuda, names, program)
     fix = runtime_fix(ctx, program, names, cuda)
+    if other:  # both majors named; the program's own build for the installed one, where it publishes one
+        build = build_note(program, ctx)
+        fix = other + ("; " + build if build else "") + _wsl_toolkit_note(ctx)
     return Finding(ID, t("{program} cannot load CUDA libraries: {names}", program=program, names=", ".join(names)),
-                   [ev.line for _, ev in found], cause, other + _wsl_toolkit_note(ctx) if other else fix, "",
-                   rank=32)
+                   [ev.line for _, ev in found], cause, fix, "", rank=32)
 
 
 def _other_major(ctx, cuda, names, program):

@@ -39,7 +39,7 @@ def check(log, ctx):
         return named if named and named.id == ID else None
     lines = [ev.line for _, ev in found] + [ev.line for ev in others]
     major = next((version_suffix(n).split(".")[0] for n, _ in found if version_suffix(n)), "")
-    program = _programs.other_program(log, found)
+    program = named = _programs.other_program(log, found)
     if not program and found and not ctx.tf and not _programs.tf_log(log):
         # cuDNN's own loader (or Julia's) printed the lines, for a caller the log does not name: not TF's cuDNN 8.1
         program = t("the program")
@@ -66,6 +66,13 @@ def check(log, ctx):
                 cudnn=cudnn, cuda=cuda.split(".")[0])
     else:
         fix = _fix(ctx, cudnn, cuda, major)
+    build = _programs.build_note(named, ctx)
+    if build:  # its build for the cuDNN and CUDA installed first, then the cuDNN it wants
+        fix = build + "; " + t("or {fix}", fix=fix)
+    elif program and not named and major == "8":
+        # the usual callers of cuDNN 8 by name publish cuDNN 9 builds too (their documentation: docs/sources.md §1)
+        fix += "; " + t("if cuDNN 9 is what is installed, the program's build for cuDNN 9 is the other way "
+                        "(ctranslate2 4.5 and later, onnxruntime-gpu 1.19 and later, PyTorch 2.4 and later)")
     if major in _SET and (any(family(n).startswith("cudnn_") for n, _ in found) or log.has("cudnn_no_symbol")):
         names = _SET[major][0 if ctx.windows else 1]
         fix += "; " + t("cuDNN {major} is a set of libraries ({names}, ...): install the whole set from one cuDNN "
