@@ -126,11 +126,11 @@ LOADER = [
     ("program", _p(r"(onnxruntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|is not found or cannot be "
                    r"loaded|Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|jaxlib|jax_plugins|"
                    r"Unable to load \w{2,12}\. Is it installed\?|[\\/]torch[\\/]|not found in the system path|"
-                   r"nvrtc: error|CuPy failed|pygpu|gpuarray|tensorflow)",
+                   r"nvrtc: error|CuPy failed|pygpu|gpuarray|GpuArrayException|tensorflow)",
                    "onnxruntime", "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx",
                    "cannot be loaded", "Paddle depends on", "paddle", "Cannot load cudnn", "jaxlib", "jax_plugins",
                    "Is it installed?", "torch", "not found in the system path", "nvrtc: error", "CuPy failed",
-                   "pygpu", "gpuarray", "tensorflow")),
+                   "pygpu", "gpuarray", "GpuArrayException", "tensorflow")),
     # ERROR_COMMITMENT_LIMIT (1455) in Windows' English and Chinese words: virtual memory, not a missing DLL
     ("paging_file", _p(r"(WinError 1455|paging file is too small|页面文件太小)", "WinError 1455",
                        "paging file is too small", "页面文件太小")),

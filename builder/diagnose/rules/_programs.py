@@ -7,7 +7,7 @@ major are its own documentation's (docs/sources.md §1, "Other programs' builds"
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.versions import cuda_of_library
+from builder.diagnose.versions import cuda_of_library, family
 
 # the words of the "program" events (builder.diagnose.patterns_loader) -> the program they belong to
 _PROGRAMS = (("onnx", "ONNX Runtime"), ("cudaexecutionprovider", "ONNX Runtime"), ("ctranslate2", "CTranslate2"),
@@ -31,6 +31,11 @@ def other_program(log, failures=()):
             if key in ev.groups[0].lower():
                 return program
     return ""
+
+
+def required_cuda(log):
+    """The CUDA major ONNX Runtime's bindings say the provider needs ("Require cuDNN 9.* and CUDA 13.*"), else ''."""
+    return next((ev.groups[1] for ev in log.all("ort_cuda_provider") if ev.groups[1]), "")
 
 
 def tf_log(log):
@@ -73,7 +78,7 @@ def build_note(program, ctx):
     if program == "PaddlePaddle":
         return t("first choice, the paddlepaddle-gpu build for the CUDA you have: Paddle publishes one per CUDA, "
                  "`paddlepaddle-gpu==<version>.post<CUDA digits>` on its wheel page (2.4: post112, post116, post117 "
-                 "for CUDA 11.2, 11.6, 11.7; 2.5 adds post120), while the plain version on PyPI (2.x up to 2.5) is "
+                 "for CUDA 11.2, 11.6, 11.7; 2.5 adds post120), while the plain version on PyPI (2.x up to 2.4) is "
                  "the CUDA 10.2 / cuDNN 7 build that asks for {cudnn7}",
                  cudnn7="cudnn64_7.dll" if ctx.windows else "libcudnn.so.7")
     if program == "CTranslate2":
@@ -99,14 +104,15 @@ def _program_note(program, ctx):
 
 
 def _gpuarray_fix(ctx):
-    """libgpuarray (src/gpuarray_buffer_cuda.c) asks for the NVRTC of the driver's CUDA version, then older ones
-    down to 7.0, by name (nvrtc64_<major><minor>.dll; libnvrtc.so on Linux): the name in the message is the last one
-    it tried, not a CUDA to install."""
+    """libgpuarray (src/gpuarray_buffer_cuda.c) asks for the NVRTC of the driver's CUDA version (GPUARRAY_CUDA_VERSION,
+    two digits, overrides it), later releases then older ones down to 7.0, by name (nvrtc64_<major><minor>.dll;
+    libnvrtc.so on Linux): the name in the message is the last one it tried, not a CUDA to install."""
     if ctx.windows:
-        return t("libgpuarray (pygpu) loads NVRTC from the CUDA toolkit by name, trying the driver's CUDA version "
-                 "first and then older ones (the name shown is the last it tried): add the installed toolkit's bin "
-                 "folder (CUDA_PATH\\bin, which holds nvrtc64_*.dll) to PATH, open a new terminal and check with "
-                 "`where nvrtc64_*`")
+        return t("libgpuarray (pygpu) loads NVRTC from the CUDA toolkit as nvrtc64_<major><minor>.dll of the driver's "
+                 "CUDA version, then older ones (the name shown is the last it tried): add the installed toolkit's "
+                 "bin folder (CUDA_PATH\\bin) to PATH and open a new terminal; when the driver's CUDA is newer than "
+                 "the toolkit, `set GPUARRAY_CUDA_VERSION=80` for CUDA 8.0 (the toolkit's two digits); these names "
+                 "fit CUDA 7.0 to 9.2 only (CUDA 10 and later name it nvrtc64_<3 digits>_0.dll)")
     return t("libgpuarray (pygpu) loads the CUDA toolkit's libnvrtc.so by that plain name: put the toolkit's lib64 "
              "folder on the loader path (`export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:"
              "$LD_LIBRARY_PATH}`); the unversioned link comes with the toolkit itself")
@@ -122,7 +128,8 @@ def finding(log, ctx):
     or missing-cudnn Finding), else None."""
     provider = [ev for ev in log.all("loadlibrary_failed") if "providers_cuda" in ev.groups[2].lower()]
     ort = provider[:1] + log.all("ort_cuda_provider")[:1]
-    if ort:
+    # a cuDNN library named as the provider's missing dependency is missing-cudnn's to read
+    if ort and not any(family(n).startswith("cudnn") for n, _ in log.failed_libraries()):
         versions = [ev.groups for ev in log.all("ort_cuda_provider") if ev.groups[0]]
         cuda, cudnn = (versions[0][1], versions[0][0]) if versions else ("", "")
         need = (t("CUDA {cuda}.x and cuDNN {cudnn}.x", cuda=cuda, cudnn=cudnn) if cuda else

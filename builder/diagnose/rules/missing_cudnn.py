@@ -46,7 +46,8 @@ def check(log, ctx):
     cudnn = "" if program else cudnn_for_tf(ctx)
     if program:  # its own cuDNN major, for the CUDA major its other libraries (or that cuDNN) go with
         cudnn = major or "8"
-        cuda = (ctx.cuda_wanted.value or _RELEASE.get(cudnn, ("", "12"))[1]).split(".")[0]
+        cuda = ctx.cuda_wanted.value or _programs.required_cuda(log) or _RELEASE.get(cudnn, ("", "12"))[1]
+        cuda = cuda.split(".")[0]
     elif not cudnn or (major and not cudnn.startswith(major)):
         cudnn, cuda = _RELEASE.get(major, (major or "8", "11.2"))
     else:
