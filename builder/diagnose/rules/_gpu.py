@@ -72,3 +72,9 @@ def cpu_only(log):
     """The log says TF sees no GPU: its own words (gpu_none), or a device_lib listing with CPU devices only."""
     listed = {ev.groups[0] for ev in log.all("device_type")}
     return log.has("gpu_none") or bool(listed) and all("CPU" in kind for kind in listed)
+
+
+def link_step_failures(log):
+    """A build or JIT step that found no unversioned libcuda.so to link (`-lcuda`, CMake's FindCUDA, Triton's
+    launcher): the first of each kind."""
+    return log.all("link_no_libcuda")[:1] + log.all("triton_no_libcuda")[:1]

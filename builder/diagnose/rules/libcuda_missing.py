@@ -8,6 +8,7 @@ from builder.diagnose.rules._gpu import (
     fatal,
     gpu_expected,
     libcuda_failures,
+    link_step_failures,
     singularity_without_nv,
 )
 
@@ -134,7 +135,7 @@ def _windows_no_driver(log, ctx):
 def _link_step(log, ctx):
     """A build or JIT step that links the driver's unversioned libcuda.so (`-lcuda`, CMake's FindCUDA, Triton's
     launcher) and finds none: Linux and containers (WSL 2 is wsl-lib-path, Windows links cuda.lib)."""
-    evidence = log.all("link_no_libcuda")[:1] + log.all("triton_no_libcuda")[:1]
+    evidence = link_step_failures(log)
     if not evidence or ctx.wsl or ctx.windows:
         return None
     cause = t("A link step (`-lcuda`: a build, CMake's FindCUDA, Triton's or torch.compile's launcher) needs the "

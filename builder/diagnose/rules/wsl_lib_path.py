@@ -18,7 +18,7 @@ import re
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines, wsl_lib
-from builder.diagnose.rules._gpu import libcuda_failures
+from builder.diagnose.rules._gpu import libcuda_failures, link_step_failures
 from builder.diagnose.rules.wsl_linux_driver import installed_driver_packages
 
 ID = "wsl-lib-path"
@@ -48,7 +48,7 @@ def check(log, ctx):
     # the stub answering after libcuda.so.1 was not found: someone put .../stubs on the path to get past it
     other = _other_libcuda(log) if not failed or log.has("stub_libcuda") else []
     cudnn = [] if failed else _cudnn_sub_library(log)
-    link = [] if failed else log.all("link_no_libcuda")[:1] + log.all("triton_no_libcuda")[:1]
+    link = [] if failed else link_step_failures(log)
     failed = failed or link[:1]
     evidence = failed[:1] + other + cudnn + log.all("smi_not_found")[:1] + log.all("smi_no_nvml")[:1]
     service = _service_without_path(log)
