@@ -11,9 +11,15 @@ def _facts(ctx):
     return ctx.facts or {}
 
 
+def _oldest_first(table):
+    """A {version: ...} table in version order: facts read back from JSON written with sorted keys (the standalone
+    doctor's, the web page's) have '2.10' before '2.9'."""
+    return dict(sorted(table.items(), key=lambda kv: vkey(kv[0])))
+
+
 def lines(ctx):
     """{TF line: its tested configuration}, oldest first."""
-    return _facts(ctx).get("tf_tested") or {}
+    return _oldest_first(_facts(ctx).get("tf_tested") or {})
 
 
 def python_range(ctx, tf):
@@ -60,13 +66,14 @@ def driver_min(ctx, cuda):
     """The minimum NVIDIA driver of a CUDA release on the log's platform ('10.0' -> 410.48 on Linux); for a major
     only ('12.x'), the minimum of CUDA minor-version compatibility (the stack's compat_ value, else the major's
     first release); '' when the table does not know it."""
-    known = _facts(ctx).get("cuda_drivers") or {v: s.get("driver_min") or {}
-                                                 for v, s in (_facts(ctx).get("cuda") or {}).items()}
+    known = _oldest_first(_facts(ctx).get("cuda_drivers") or {v: s.get("driver_min") or {}
+                                                               for v, s in (_facts(ctx).get("cuda") or {}).items()})
     platform = _platform(ctx)
     if not cuda.endswith("x"):
         return (known.get(line_of(cuda)) or {}).get(platform, "")
     major = vkey(cuda)[:1]
-    stacks = [s.get("driver_min") or {} for v, s in (_facts(ctx).get("cuda") or {}).items() if vkey(v)[:1] == major]
+    stacks = [s.get("driver_min") or {} for v, s in _oldest_first(_facts(ctx).get("cuda") or {}).items()
+              if vkey(v)[:1] == major]
     compat = [s["compat_" + platform] for s in stacks if s.get("compat_" + platform)]
     if compat:
         return compat[0]

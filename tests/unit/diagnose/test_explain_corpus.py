@@ -103,6 +103,24 @@ def test_unclear_logs_say_why_and_get_one_platforms_advice(stem, facts):
         assert not (other and other.search(f.fix)), f.fix
 
 
+def test_facts_as_the_standalone_and_the_web_page_carry_them_give_the_same_answers(facts):
+    """They carry the facts as JSON with sorted keys ('2.10' before '2.9'): no answer may hang on the tables' order."""
+    import io
+    import json
+    import zipfile
+
+    from builder import diagnose
+    from builder.doctor import standalone
+
+    data = standalone.build(facts)
+    carried = json.loads(zipfile.ZipFile(io.BytesIO(data[len(standalone.SHEBANG):])).read(
+        "builder/doctor/doctor-facts.json"))
+    assert list(carried["tf_tested"]) != list(facts["tf_tested"])  # the order this test is about
+    for stem, case in CASES.items():
+        assert (diagnose.explain(case["log"], carried).as_dict() ==
+                diagnose.explain(case["log"], facts).as_dict()), stem
+
+
 @pytest.mark.parametrize("stem", sorted(CASES), ids=[s[:40] for s in sorted(CASES)])
 def test_corpus_log(stem, facts):
     got, wrong = judge(CASES[stem], facts)
