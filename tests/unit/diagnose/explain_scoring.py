@@ -3,7 +3,12 @@
 A case (a YAML file: platform, cause, keys, log) is right when explain, run as a user would, puts the labelled
 cause first with the lines it relied on, its fix names one of the case's keys (words of the thread's working
 fix), and its advice carries no other platform's commands (no Linux loader advice for Windows, no DLL advice
-for Linux)."""
+for Linux).
+
+`judge(..., loose=True)` is a second, looser reading of the fix, for the held-out benchmark only: a key counts when
+its words come in the fix in that order with at most three other words between two of them (the thread's
+"update the driver" in "update the NVIDIA driver to 525.60 or newer"). The corpus test and the issue's figure are
+the strict one."""
 
 from __future__ import annotations
 
@@ -29,7 +34,34 @@ def explain_as_user(case: dict, facts: dict):
     return result
 
 
-def judge(case: dict, facts: dict) -> tuple[str, str]:
+_WORD = re.compile(r"[a-z0-9]+(?:[._-][a-z0-9]+)*")
+LOOSE_GAP = 3
+
+
+def key_in_fix(key, fix: str, loose: bool = False) -> bool:
+    """The key as a substring of the fix (any case); loose: its words in order, at most LOOSE_GAP words apart."""
+    key, fix = str(key).lower(), fix.lower()  # YAML may read 1.28 as a number
+    if key in fix:
+        return True
+    if not loose:
+        return False
+    want, words = _WORD.findall(key), _WORD.findall(fix)
+    if not want:
+        return False
+    for start in (i for i, w in enumerate(words) if w == want[0]):
+        at, ok = start, True
+        for w in want[1:]:
+            nxt = next((j for j in range(at + 1, min(at + 2 + LOOSE_GAP, len(words))) if words[j] == w), None)
+            if nxt is None:
+                ok = False
+                break
+            at = nxt
+        if ok:
+            return True
+    return False
+
+
+def judge(case: dict, facts: dict, loose: bool = False) -> tuple[str, str]:
     """(the top finding's id or "nothing", why it is wrong: "" when right)."""
     result = explain_as_user(case, facts)
     if not result.findings:
@@ -39,7 +71,7 @@ def judge(case: dict, facts: dict) -> tuple[str, str]:
         return top.id, f"wrong cause (then: {', '.join(f.id for f in result.findings[1:]) or 'nothing'})"
     if not top.evidence:
         return top.id, "the finding quotes no lines it relied on"
-    if not any(str(key).lower() in top.fix.lower() for key in case["keys"]):  # YAML may read 1.28 as a number
+    if not any(key_in_fix(key, top.fix, loose) for key in case["keys"]):
         return top.id, f"fix lacks {case['keys']}: {top.fix}"
     other = OTHER_PLATFORM.get(case["platform"])
     wrong = other.search(top.fix + " " + top.tfenv) if other else None
