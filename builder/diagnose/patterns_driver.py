@@ -127,9 +127,12 @@ DRIVER = [
     ("arch_not_built", _p(r"with CUDA capability (sm_\d{2,3}) is not compatible with the current PyTorch installation",
                           "is not compatible with the current PyTorch")),
     # out of GPU memory in PyTorch's (CUDACachingAllocator), JAX/XLA's and the runtime's words
-    # (cudaErrorMemoryAllocation)
+    # (cudaErrorMemoryAllocation); also the common CUDA_CHECK macro's "CUDA error %d at %s:%d: %s" with error 2
+    # (ggml-cuda.cu's before it named the function: ggerganov/llama.cpp ggml-cuda.cu @11f3ca06, as llama.cpp,
+    # llama-cpp-python and ollama print it)
     ("oom", _p(r"(CUDA out of memory\. Tried to allocate [^\n]{0,120}|OutOfMemoryError: CUDA out of memory|"
-               r"Out of memory while trying to allocate [^\n]{0,60}|(?:CUDA error|Status|[Ee]rror 2): out of memory)",
+               r"Out of memory while trying to allocate [^\n]{0,60}|(?:CUDA error|Status|[Ee]rror 2): out of memory|"
+               r"CUDA error 2 at [^\n:]{1,200}:\d{1,6}: out of memory)",
                "CUDA out of memory", "Out of memory while trying", ": out of memory")),
     # TF's and XLA's asm_compiler when the ptxas it found cannot be started ("Failed to launch ptxas")
     ("ptxas", _p(r"(Failed to launch ptxas[^\n]{0,120})", "Failed to launch ptxas")),
