@@ -45,5 +45,5 @@ def facts_from_matrix(matrix: Matrix) -> dict:
                         for line, row in sorted(matrix.tensorflow.items(), key=lambda kv: version_key(kv[0]))}
     if matrix.wsl:
         out["wsl"] = {key: getattr(matrix.wsl, key) for key in ("windows_build_min", "driver_min_windows", "lib_dir",
-                                                                "linux_driver_packages")}
+                                                                "linux_driver_packages", "kernel_min")}
     return out

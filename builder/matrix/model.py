@@ -194,6 +194,7 @@ class WslSettings:
     distros: dict[str, WslDistro]
     lib_dir: str  # where the Windows driver's libcuda.so is inside WSL 2
     linux_driver_packages: str  # regex of the Linux driver packages never to install in WSL
+    kernel_min: str  # the first WSL kernel CUDA runs on
 
 
 @dataclass(frozen=True)

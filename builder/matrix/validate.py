@@ -181,7 +181,7 @@ def _parse_windows_cuda(c: Checker, p: str, raw: Any) -> WindowsCuda:
 
 def _parse_wsl(c: Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSettings:
     m = c.mapping(raw, "wsl", required=("windows_build_min", "driver_min_windows", "lib_dir", "linux_driver_packages",
-                                        "distros"))
+                                        "distros", "kernel_min"))
     build = m["windows_build_min"]
     if not isinstance(build, int) or isinstance(build, bool) or build <= 0:
         c.fail("wsl.windows_build_min", f"expected a positive integer, got {type_name(build)}")
@@ -198,7 +198,8 @@ def _parse_wsl(c: Checker, raw: Any, os_variants: dict[str, OsVariant]) -> WslSe
     if not distros:
         c.fail("wsl.distros", "expected at least one distribution")
     facts = {k: c.string(m[k], f"wsl.{k}") for k in ("lib_dir", "linux_driver_packages")}
-    return WslSettings(build, c.version(m["driver_min_windows"], "wsl.driver_min_windows"), distros, **facts)
+    return WslSettings(build, c.version(m["driver_min_windows"], "wsl.driver_min_windows"), distros, **facts,
+                       kernel_min=c.version(m["kernel_min"], "wsl.kernel_min"))
 
 
 def _parse_wsl_cuda(c: Checker, p: str, raw: Any, has_ubuntu: bool) -> WslCuda:

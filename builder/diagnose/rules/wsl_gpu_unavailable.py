@@ -9,7 +9,8 @@ initialization failed" in an otherwise WSL 2 log, `ls /usr/lib/wsl/lib` without 
 nvidia-smi whose NVML finds no driver ("Failed to properly shut down NVML: Driver Not Loaded" after "couldn't
 communicate"), a release Windows build below wsl.windows_build_min or a Windows driver below
 wsl.driver_min_windows, even without a failure line;
-beside a failure, an Insider build or a WSL kernel before 4.19.121); then the process not loading WSL's libcuda
+beside a failure, an Insider build, or a WSL kernel before wsl.kernel_min beside a failure other than a library
+not found); then the process not loading WSL's libcuda
 or NVML (wsl-lib-path: PyTorch's "Found no NVIDIA driver", NVML's init errors 9 / 12, a service's "nvidia-smi
 command failed" count as that). A failure
 that names no side (nvidia-smi "couldn't communicate", cuInit NO_DEVICE) goes to this rule only with Windows-side
@@ -27,8 +28,6 @@ WSL_REFUSALS = ("WSL environment detected but no adapters", "failed to process r
 # other build number is an Insider (pre-release) build, where WSL's GPU support has broken more than once.
 RELEASE_BUILDS = {10240, 10586, 14393, 15063, 16299, 17134, 17763, 18362, 18363, 19041, 19042, 19043, 19044, 19045,
                   20348, 22000, 22621, 22631, 25398, 26100, 26200}
-# NVIDIA's CUDA on WSL guide: GPU paravirtualisation needs WSL kernel 4.19.121 or later (`wsl --update`)
-WSL_KERNEL_MIN = (4, 19, 121)
 # what a GPU failure looks like, whichever side caused it
 FAILURES = ("smi_no_driver", "nvml_failed", "cuinit", "cuda_error", "cuda_error_text", "no_driver_running",
             "insufficient_driver", "dev_missing", "load_fail", "gpu_none", "libcuda_unversioned", "torch_no_driver",
@@ -47,6 +46,15 @@ def windows_build(log, ctx):
         if build not in RELEASE_BUILDS:
             return ev, "insider"
     return None, ""
+
+
+def old_kernel(log, ctx):
+    """The WSL 2 kernel (`uname -r`, /proc/version) when it is below wsl.kernel_min (Microsoft's minimum for CUDA),
+    else None."""
+    minimum, kernel = wsl_facts(ctx).get("kernel_min"), log.first("kernel_wsl2")
+    if minimum and kernel and vkey(kernel.groups[0].split("-")[0]) < vkey(minimum):
+        return kernel
+    return None
 
 
 def no_cuda_listing(log):
@@ -75,8 +83,10 @@ def windows_side(log, ctx):
     build, why = windows_build(log, ctx)
     if build and (evidence or why == "old" or log.has(*FAILURES)):
         evidence.append(build)
-    kernel = log.first("kernel_wsl2")
-    if kernel and vkey(kernel.groups[0].split("-")[0]) < WSL_KERNEL_MIN and log.has(*FAILURES):
+    # a kernel below CUDA's minimum beside a GPU failure, unless the failure is a library the loader did not find
+    # (libcuda.so.1 not found is a path to fix whatever the kernel: wsl-lib-path)
+    kernel = old_kernel(log, ctx)
+    if kernel and log.has(*FAILURES) and not log.has("load_fail", "libcuda_unversioned"):
         evidence.append(kernel)
     # nvidia-smi's header in WSL 2 shows the Windows driver: below the first one with CUDA for WSL 2
     minimum = wsl_facts(ctx).get("driver_min_windows")
@@ -105,10 +115,10 @@ def check(log, ctx):
                          "such builds before.", build=build.groups[0])
     elif why == "old":
         cause += " " + t("Windows build {build} is older than WSL 2's GPU support needs.", build=build.groups[0])
-    kernel = log.first("kernel_wsl2")
-    if kernel and vkey(kernel.groups[0].split("-")[0]) < WSL_KERNEL_MIN:
-        cause += " " + t("The WSL kernel {kernel} predates GPU support (4.19.121): `wsl --update` installs a current "
-                         "one.", kernel=kernel.groups[0])
+    kernel = next((ev for ev in evidence if ev.kind == "kernel_wsl2"), None)
+    if kernel:
+        cause += " " + t("The WSL kernel {kernel} is older than CUDA in WSL 2 needs ({minimum}): `wsl --update` "
+                         "installs a current one.", kernel=kernel.groups[0], minimum=wsl["kernel_min"])
     fix = t("check on the Windows side: Windows build {build} or later (Windows 10 or 11; `winver` shows it), the "
             "NVIDIA Windows driver {driver} or newer, and a current WSL (`wsl --update`; a custom WSL kernel needs "
             "CONFIG_DXGKRNL, the stock kernel has it); a data-center GPU must run in WDDM mode, not TCC (`nvidia-smi "
@@ -122,6 +132,11 @@ def check(log, ctx):
                 "libcuda.so into C:\\Windows\\System32\\lxss\\lib, then `wsl --shutdown` and check `ls "
                 "{wsl_lib}` again; never install a Linux NVIDIA driver inside WSL",
                 driver=wsl.get("driver_min_windows", "?"), wsl_lib=wsl_lib(ctx))
+    if kernel and all(ev.line == kernel.line for ev in evidence):  # the old kernel is all the Windows side shows
+        fix = t("update WSL's kernel to {minimum} or later: `wsl --update` in Windows (PowerShell or cmd), then "
+                "`wsl --shutdown` and start again (`uname -r` shows the kernel); the NVIDIA Windows driver "
+                "({driver} or newer) is the only driver WSL 2 needs", minimum=wsl["kernel_min"],
+                driver=wsl.get("driver_min_windows", "?"))
     if why == "insider":
         fix = t("install the next Windows build through Windows Update (or leave the Insider channel for a release "
                 "build), then `wsl --update` and `wsl --shutdown`; a current NVIDIA Windows driver ({driver} or "

@@ -259,6 +259,11 @@ CASES += [
      "failed, ret[2], out of memory", "wsl-pinned-memory-limit", "pin_memory=False"),
     ("wsl-old-kernel", "Linux version 4.19.104-microsoft-standard (oe-user@oe-host)\n$ nvidia-smi\nNVIDIA-SMI has "
      "failed because it couldn't communicate with the NVIDIA driver.", "wsl-gpu-unavailable", "wsl --update"),
+    # below wsl.kernel_min (Microsoft's minimum for CUDA) beside a GPU failure; a current kernel: the loader path
+    ("wsl-kernel-below-cuda-min", "$ uname -r\n5.10.16.3-microsoft-standard-WSL2\n$ nvidia-smi\nNVIDIA-SMI has "
+     "failed because it couldn't communicate with the NVIDIA driver.", "wsl-gpu-unavailable", "5.10.43.3"),
+    ("wsl-current-kernel-no-driver", "Linux PC 5.15.153.1-microsoft-standard-WSL2\nUserWarning: CUDA initialization: "
+     "Found no NVIDIA driver on your system.", "wsl-lib-path", "/usr/lib/wsl/lib"),
     ("wsl-old-windows-driver", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n| NVIDIA-SMI 461.92       Driver Version: "
      "461.92       CUDA Version: 11.2     |\nCUDA error at helper_cuda.h:777 code=35(cudaErrorInsufficientDriver)",
      "wsl-gpu-unavailable", "495"),
