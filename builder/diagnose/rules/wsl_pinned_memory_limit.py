@@ -20,8 +20,11 @@ def check(log, ctx):
         return None
     cause = t("The allocation that failed is pinned (page-locked) host memory, which WSL 2 limits (a known limitation "
               "in NVIDIA's CUDA on WSL guide); the GPU itself still has memory free.")
+    # pinned pages come out of the WSL 2 VM's memory, which .wslconfig's [wsl2] memory= sets (Microsoft's WSL
+    # settings page: half the Windows RAM by default; docs/sources.md §5)
     fix = t("use less pinned memory: PyTorch `pin_memory=False` (DataLoader, tensors), llama.cpp "
-            "`GGML_CUDA_NO_PINNED=1`, smaller host buffers or batches for TF; or run the job on native Linux, where "
-            "pinned memory is not limited this way")
+            "`GGML_CUDA_NO_PINNED=1`, smaller host buffers or batches for TF; or give the WSL 2 VM more memory "
+            "(`memory=` under `[wsl2]` in .wslconfig in your Windows user folder, half the RAM by default; then "
+            "`wsl --shutdown`); or run the job on native Linux, where pinned memory is not limited this way")
     return Finding(ID, t("WSL 2 limits pinned host memory"), lines(evidence), cause, fix,
                    t("nothing tfenv changes: this is a WSL 2 limit"), rank=45, supersedes=("gpu-out-of-memory",))
