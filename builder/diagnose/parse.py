@@ -18,6 +18,7 @@ import heapq
 import re
 from typing import NamedTuple
 
+from builder.diagnose import cuda_results
 from builder.diagnose.paste import unpaste
 from builder.diagnose.patterns import KINDS, PATTERNS  # noqa: F401  (KINDS: what the parser knows)
 
@@ -129,6 +130,7 @@ def parse(text):
         elif len(PATTERNS_BY_KIND[kind]) > 1:
             log.events[kind].sort(key=lambda ev: ev.line)
     _drop_dlerror_duplicates(log)
+    _read_codes(log)
     return log
 
 
@@ -353,6 +355,21 @@ def _split_names(value):
     if len(dlls) > 1:
         return dlls
     return [n.strip(" '\"") for n in re.split(r",| or ", value) if n.strip(" '\"")]
+
+
+def _read_codes(log):
+    """A CUDA result printed only as its number (ollama's "cuda driver library init failure: 999", numba's "[802] Call
+    to cuInit results in UNKNOWN_CUDA_ERROR") reads as the events its name gives (builder.diagnose.cuda_results); on
+    its line it replaces a cuInit event that names no result (numba's UNKNOWN_CUDA_ERROR)."""
+    for code_kind in ("cuinit_code", "cuda_code"):
+        for ev in log.all(code_kind):
+            for kind, groups in cuda_results.as_events(code_kind, ev.groups[0]):
+                found = log.events.setdefault(kind, [])
+                if kind == "cuinit":
+                    found[:] = [e for e in found if e.line != ev.line or cuda_results.names_in(e.groups[0])]
+                if len(found) < MAX_PER_KIND and Event(kind, ev.line, groups) not in found:
+                    found.append(Event(kind, ev.line, groups))
+                    found.sort(key=lambda e: e.line)
 
 
 def _drop_dlerror_duplicates(log):

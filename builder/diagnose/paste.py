@@ -24,7 +24,7 @@ _ANSI = re.compile(r"\x1b(?:\[[0-9;?]{0,30}[A-Za-z]|\][^\x07\n]{0,200}\x07|[()][
 
 _JSON_LINE = re.compile(r'(?m)^[ \t]*("(?:[^"\\\n]|\\.){0,20000}")[ \t]*,?[ \t]*$')
 _LOGFMT = re.compile(r'(?m)^[^\n]{0,200}?\blevel=\w{1,10} [^\n]{0,200}?\bmsg="((?:[^"\\\n]|\\.){0,200000})"'
-                     r'[^\n]{0,500}$')
+                     r'([^\n]{0,500})$')
 _ESCAPE = re.compile(r'\\(["\\nt])')
 _UNESCAPE = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
 
@@ -70,10 +70,17 @@ def unpaste(text, needles):
     if '"output_type"' in text or '"traceback"' in text:
         text = _no_ansi(_JSON_LINE.sub(_json_string, text))  # an escaped `\u001b[31m` is an escape only now
     if 'msg="' in text and "level=" in text:
-        text = _no_ansi(_LOGFMT.sub(lambda m: _ESCAPE.sub(lambda e: _UNESCAPE[e.group(1)], m.group(1)), text))
+        text = _no_ansi(_LOGFMT.sub(_logfmt_message, text))
     lengths = list(map(len, text.split("\n")))  # a wrap cut the rows as they were, prefixes and all
     text = _strip_prefixes(text)
     return join_wraps(text, needles, lengths) if max(lengths) <= MAX_WIDTH else text
+
+
+def _logfmt_message(match):
+    """The message unescaped, with the fields after it as printed (Go's slog puts the cause there: ollama's
+    `msg="unable to load cuda driver library" ... error="cuda driver library init failure: 999"`)."""
+    message = _ESCAPE.sub(lambda e: _UNESCAPE[e.group(1)], match.group(1))
+    return message + match.group(2) if match.group(2).strip() else message
 
 
 def _no_ansi(text):

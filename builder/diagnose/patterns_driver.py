@@ -85,12 +85,25 @@ DRIVER = [
     # numba/cuda/cudadrv/driver.py: "Call to cuInit results in %s (%d)")
     ("cuinit", _p(r"(?:operation cuInit\(0\) failed:|Call to cuInit results in)\s*([^\n]{0,300})",
                   "operation cuInit(0) failed", "Call to cuInit results in")),
+    # a CUDA result printed only as its number (builder.diagnose.cuda_results reads it as its name): cuInit's result in
+    # ollama's GPU discovery (discover/gpu_info_nvcuda.c: "cuda driver library init failure: %d", its verbose "cuInit
+    # err: %d") and numba's when its own table lacks the code (driver.py: CudaAPIError "[%s] %s" of "Call to %s results
+    # in %s" with UNKNOWN_CUDA_ERROR; newer numba "... UNKNOWN_CUDA_ERROR (%d)" is the cuinit pattern's)
+    ("cuinit_code", _p(r"(?:cuda driver library init failure|cuInit err): (\d{1,4})\b", "init failure: ",
+                       "cuInit err: ")),
+    ("cuinit_code", _p(r"\[(\d{1,4}) ?\] ?[Cc]all to cuInit results in UNKNOWN_CUDA_ERROR",
+                       "all to cuInit results in")),
+    # ... and cudaSetDevice's in ollama's runtime probe (discover/gpu_info_cudart.c: "cudart init failure: %d", its
+    # verbose "cudaSetDevice err: %d"; the runtime's cudaError numbers)
+    ("cuda_code", _p(r"(?:cudart init failure|cudaSetDevice err): (\d{1,4})\b", "cudart init failure: ",
+                     "cudaSetDevice err: ")),
     # numba when no libcuda is there at all (driver.py: "CUDA driver library cannot be found.")
     ("no_driver_lib", _p(r"CUDA driver library cannot be found")),
     # the runtime's cudaGetErrorString / the driver's cuGetErrorString text behind a code (PyTorch's "Error 500: named
     # symbol not found", "CUDA error: invalid device ordinal", TF's "Status: ..."), for the codes cuinit-error fixes
-    ("cuda_status_text", _p(r"(?:(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)): |-> |"
-                            r"error=\d{1,3} : |cuda runtime error \(\d{1,3}\) : )("
+    # (ggml-cuda's ggml_cuda_init: "%s: failed to initialize CUDA: %s" with cudaGetErrorString's text)
+    ("cuda_status_text", _p(r"(?:(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)|failed to initialize "
+                            r"CUDA): |-> |error=\d{1,3} : |cuda runtime error \(\d{1,3}\) : )("
                             r"named symbol not found|OS call failed or operation not supported on this OS|"
                             r"invalid device ordinal|initialization error|unknown error|PTX JIT compiler library not "
                             r"found|MPS client failed to connect|device doesn't have valid Grid license)",

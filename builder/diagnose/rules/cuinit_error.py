@@ -1,6 +1,7 @@
 """cuInit failed with a driver API result the other rules do not cover (CUresult names from cuda.h; TF's
 cuda_driver.cc logs "failed call to cuInit: <name>")."""
 
+from builder.diagnose import cuda_results
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines
@@ -14,7 +15,7 @@ FIXES = {
                           "kernel update): reload it with `sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm` (or "
                           "`sudo nvidia-modprobe -u -c=0`), or reboot; if modprobe fails, reinstall the NVIDIA "
                           "driver so its modules are built for the running kernel",
-    "CUDA_ERROR_DEVICES_UNAVAILABLE": "the GPU is in Exclusive Process mode and another process holds it: stop "
+    "CUDA_ERROR_DEVICE_UNAVAILABLE": "the GPU is in Exclusive Process mode and another process holds it: stop "
                                       "that process (nvidia-smi lists it) or set the default mode with `sudo "
                                       "nvidia-smi -c 0`",
     "CUDA_ERROR_INVALID_DEVICE": "CUDA_VISIBLE_DEVICES names a GPU that does not exist: unset it or use an index "
@@ -63,7 +64,7 @@ FIXES = {
 WINDOWS = {
     "CUDA_ERROR_UNKNOWN": "restart Windows (a driver update or a sleep/resume can leave the driver unusable); if it "
                           "persists, reinstall the NVIDIA driver with a clean install",
-    "CUDA_ERROR_DEVICES_UNAVAILABLE": "another process holds the GPU in Exclusive Process mode: close it (nvidia-smi "
+    "CUDA_ERROR_DEVICE_UNAVAILABLE": "another process holds the GPU in Exclusive Process mode: close it (nvidia-smi "
                                       "lists the processes) or set the default compute mode from an administrator "
                                       "prompt with `nvidia-smi -c 0`",
     # PyTorch's DataLoader workers sharing CUDA tensors: CUDA IPC does not exist on Windows
@@ -74,27 +75,21 @@ WINDOWS = {
 DEFAULT = "CUDA_ERROR_UNKNOWN"
 # lines only a host prints (its kernel module, its driver packages): a log with one is no container's
 HOST_SIGNS = ("nvrm", "kernel_version", "linux_driver_pkg", "kmod_not_found", "modprobe_error")
-# CUresult numbers (cuda.h) for results TF prints as "UNKNOWN ERROR (N)" or PyTorch as "code N"
-_CODES = {"34": "CUDA_ERROR_STUB_LIBRARY", "802": "CUDA_ERROR_SYSTEM_NOT_READY",
-          "804": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "999": "CUDA_ERROR_UNKNOWN",
-          "46": "CUDA_ERROR_DEVICES_UNAVAILABLE", "101": "CUDA_ERROR_INVALID_DEVICE", "3": "CUDA_ERROR_NOT_INITIALIZED",
-          "304": "CUDA_ERROR_OPERATING_SYSTEM", "500": "CUDA_ERROR_NOT_FOUND",
-          "805": "CUDA_ERROR_MPS_CONNECTION_FAILED", "102": "CUDA_ERROR_DEVICE_NOT_LICENSED",
-          "221": "CUDA_ERROR_JIT_COMPILER_NOT_FOUND"}
-# cuGetErrorString / cudaGetErrorString texts of those results (the same words in the driver and the runtime)
-_TEXTS = {"named symbol not found": "CUDA_ERROR_NOT_FOUND", "invalid device ordinal": "CUDA_ERROR_INVALID_DEVICE",
-          "OS call failed or operation not supported on this OS": "CUDA_ERROR_OPERATING_SYSTEM",
-          "initialization error": "CUDA_ERROR_NOT_INITIALIZED", "unknown error": "CUDA_ERROR_UNKNOWN",
-          "re-initialize CUDA in forked": "CUDA_ERROR_NOT_INITIALIZED",
-          "PTX JIT compiler library not found": "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
-          "MPS client failed to connect": "CUDA_ERROR_MPS_CONNECTION_FAILED",
-          "device doesn't have valid Grid license": "CUDA_ERROR_DEVICE_NOT_LICENSED"}
+# CUresult numbers (builder.diagnose.cuda_results) for results TF prints as "UNKNOWN ERROR (N)" or PyTorch as "code N"
+_CODES = {code: name for code, name in cuda_results.BY_CODE.items() if name in FIXES}
+# cuGetErrorString / cudaGetErrorString texts of those results (the same words in the driver and the runtime), and
+# PyTorch's words for CUDA after fork()
+_TEXTS = dict([(text, name) for _, name, _, text in cuda_results.RESULTS if name in FIXES and name not in (
+    "CUDA_ERROR_DEVICE_UNAVAILABLE", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "CUDA_ERROR_SYSTEM_NOT_READY")] + [
+    ("re-initialize CUDA in forked", "CUDA_ERROR_NOT_INITIALIZED"), ("MPS client failed to connect",
+                                                                     "CUDA_ERROR_MPS_CONNECTION_FAILED")])
 
 
 def check(log, ctx):
     failed = [ev for ev in log.all("cuinit") if not any(c in ev.groups[0] for c in COVERED)]
     # NOT_FOUND only from cuInit: from a module lookup ("failed to get PTX kernel") it is a kernel the build lacks
-    others = [ev for ev in log.all("cuda_error") if ev.groups[0] in FIXES and ev.groups[0] != "CUDA_ERROR_NOT_FOUND"]
+    others = [ev for ev in log.all("cuda_error") if cuda_results.canonical(ev.groups[0]) in FIXES and
+              cuda_results.canonical(ev.groups[0]) != "CUDA_ERROR_NOT_FOUND"]
     others += log.all("cuda_unknown")[:1]
     others += [ev for ev in log.all("cuda_error_text") if "busy" in ev.groups[0]][:1]  # DEVICES_UNAVAILABLE's words
     others += log.all("cuda_status_text")[:1] + log.all("gpu_lost")[:1] + log.all("gsp_timeout")[:1]
@@ -112,14 +107,18 @@ def check(log, ctx):
     name = ("CUDA_ERROR_SYSTEM_NOT_READY" if fabric else None) or ("NVML_ERROR_GPU_IS_LOST" if log.has("gpu_lost")
                                                                    else None) or (
         "GSP firmware timeout" if log.has("gsp_timeout") else None) or next(
+        (n for n in cuda_results.names_in(text) if n in FIXES), None) or next(
         (n for n in FIXES if n in text), None) or next(
         (n for code, n in _CODES.items() if f"({code})" in text or f"code {code}," in text), None) or next(
         (n for words, n in _TEXTS.items() if words in text), None) or (
-        "CUDA_ERROR_DEVICES_UNAVAILABLE" if "busy or unavailable" in text else None) or (
+        "CUDA_ERROR_DEVICE_UNAVAILABLE" if "busy or unavailable" in text else None) or (
         "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" if "ompat" in text else DEFAULT)
     cause = t("The CUDA driver refused to initialise ({name}); the driver library loaded, so the NVIDIA driver is "
               "installed, but its kernel side is not usable right now.", name=name)
-    fix = _fix(name, log, ctx)
+    # ollama's GPU discovery answering 3 at its start (cuInit, cudaSetDevice: no fork behind it): its troubleshooting
+    # guide (docs/troubleshooting.md) gives 3 the steps of 999, load or reload nvidia_uvm and reboot
+    ollama = name == "CUDA_ERROR_NOT_INITIALIZED" and "init failure: 3" in text
+    fix = _fix("CUDA_ERROR_UNKNOWN" if ollama else name, log, ctx)
     return Finding(ID, t("The CUDA driver failed to start: {name}", name=name),
                    lines(evidence + log.all("modprobe_error")[:1]), cause, fix, "", rank=27,
                    supersedes=("no-gpu-visible", "no-gpu-harmless"))

@@ -17,6 +17,7 @@ that names no side (nvidia-smi "couldn't communicate", cuInit NO_DEVICE) goes to
 evidence.
 """
 
+from builder.diagnose import cuda_results
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines, wsl_facts, wsl_lib
@@ -70,7 +71,8 @@ def windows_side(log, ctx):
     unknown_driver = [] if ctx.driver else log.all("insufficient_driver")[:1]
     # no compute modes in WSL 2 (nvidia-smi -c is not supported there): "busy or unavailable" is the GPU-PV
     busy = [ev for ev in log.all("cuda_error_text") + log.all("cuda_error") + log.all("cuinit")
-            if "busy" in ev.groups[0] or "DEVICES_UNAVAILABLE" in ev.groups[0] or "(46)" in ev.groups[0]][:1]
+            if "busy" in ev.groups[0] or "CUDA_ERROR_DEVICE_UNAVAILABLE" in cuda_results.names_in(ev.groups[0])
+            or "(46)" in ev.groups[0]][:1]
     evidence = dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + unknown_driver + busy
     evidence += log.all("wsl_lib_missing")[:1] + log.all("smi_tcc")[:1] + log.all("nvc_dxcore_failed")[:1]
     evidence += no_cuda_listing(log)
