@@ -194,6 +194,11 @@ def _container(log):
     ev = log.first("singularity")
     if ev:
         return Fact(True, ev.line, "Singularity/Apptainer")
+    # NVIDIA's images print their banner and start-up checks from the entrypoint, inside the container
+    found = [ev for kind in ("ngc_banner", "ngc_no_driver", "ngc_driver", "ngc_sm_too_new", "ngc_no_supported_gpu",
+                             "ngc_shmem", "ngc_mofed") for ev in log.all(kind)[:1]]
+    if found:
+        return Fact(True, min(ev.line for ev in found), "NVIDIA's container start-up banner")
     return Fact(False)
 
 

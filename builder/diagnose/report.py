@@ -11,6 +11,9 @@ UNDECIDED = ("Nothing in this log matches a known problem. Facts that would deci
              "`tfenv doctor --json` (or the standalone `python doctor.py --json`) on that machine, and the full log of "
              "`python -c \"import tensorflow as tf; print(tf.config.list_physical_devices())\"` with "
              "TF_CPP_MIN_LOG_LEVEL=0.")
+# NVIDIA's images print these notes at every start (the SHMEM and MOFED checks of their entrypoint): advice, no cause
+NGC_NOTES = ("The NGC image's start-up notes (the 64MB shared-memory default, no MOFED driver for multi-node "
+             "communication) are advice for performance, not a failure.")
 
 
 class Diagnosis:
@@ -30,7 +33,12 @@ class Diagnosis:
                 "context": self.context.as_dict(),
                 "fatal": [{"line": n, "text": self.log.line_text(n)} for n in self.fatal_lines],
                 "findings": [f.as_dict(self.log) for f in self.findings],
-                "next": None if self.explained else t(UNDECIDED)}
+                "next": None if self.explained else self.undecided()}
+
+    def undecided(self):
+        """What would decide; where the log shows only an NGC image's advice notes, that they are no failure."""
+        notes = not self.findings and (self.log.has("ngc_shmem") or self.log.has("ngc_mofed"))
+        return (t(NGC_NOTES) + " " if notes else "") + t(UNDECIDED)
 
 
 def explain(text, facts=None, platform=None, tf=None, cuda=None):
@@ -68,7 +76,7 @@ def format_text(diagnosis, width=100):
         out += ["   " + t("line {number}: {text}", number=n, text=diagnosis.log.line_text(n))
                 for n in diagnosis.fatal_lines[:3]]
     if not diagnosis.explained:
-        out += [""] + wrap(t(UNDECIDED), width)
+        out += [""] + wrap(diagnosis.undecided(), width)
         if not diagnosis.findings:
             return "\n".join(out) + "\n"
         out += [""] + wrap(t("Also in the log, not the cause of the fatal error:"), width)

@@ -35,14 +35,29 @@ def check(log, ctx):
     what = t("CUDA {cuda}", cuda=cuda) if cuda and not ngc else t("this CUDA runtime")
     cause = t("The NVIDIA driver {driver} is older than {what} needs (minimum {minimum}).", driver=driver or "",
               what=what, minimum=minimum) if minimum else t("The NVIDIA driver is older than {what} needs.", what=what)
-    if compat or ngc:
+    if compat or (ngc and _forward_compat_refused(log)):
         cause += " " + t("The container's CUDA forward-compatibility libraries work only on data-center GPUs with "
                          "a supported driver branch; elsewhere the host driver must be new enough itself.")
-    return Finding(ID, t("The NVIDIA driver is too old for {what}", what=what), lines(evidence), cause,
-                   _fix(ctx, minimum, cuda, driver, bool(compat or ngc)),
+    fix = _fix(ctx, minimum, cuda, driver, bool(compat or ngc))
+    found = log.first("torch_driver_cuda")
+    if found:  # PyTorch's "found version 11040": the driver's own CUDA, 11.4
+        number = int(found.groups[0])
+        runs = f"{number // 1000}.{number % 1000 // 10}"
+        build = t("a PyTorch built for CUDA {major}.x (CUDA {major} builds run on any driver of CUDA {major})",
+                  major=number // 1000) if number >= 11000 else t("a PyTorch built for CUDA {cuda} or older", cuda=runs)
+        fix += "; " + t("this driver's CUDA is {cuda} (PyTorch's \"found version {found}\" is the driver's CUDA "
+                        "version): keep it with {build}", cuda=runs, found=found.groups[0], build=build)
+    return Finding(ID, t("The NVIDIA driver is too old for {what}", what=what), lines(evidence), cause, fix,
                    tfenv_way(ctx) + t(" (or pick an environment whose CUDA this driver runs: `tfenv doctor` says "
                                       "which)"),
                    rank=24, supersedes=("driver-dso-mismatch", "no-gpu-visible", "cuinit-error"))
+
+
+def _forward_compat_refused(log):
+    """The NGC driver check's status line says forward compatibility was tried and refused (error 804 on a GPU
+    without it), or the log says so elsewhere; without it the check says only that the driver is older."""
+    statuses = [ev.groups[0] for ev in log.all("ngc_compat_status")]
+    return log.has("compat_not_supported") or any("804" in s or "orward compat" in s for s in statuses)
 
 
 def _asked(log, ctx):

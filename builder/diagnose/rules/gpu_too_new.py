@@ -17,6 +17,9 @@ ERRORS = ("CUDA_ERROR_NO_BINARY_FOR_GPU", "cudaErrorNoKernelImageForDevice", "CU
 
 
 def check(log, ctx):
+    ngc = log.first("ngc_sm_too_new")
+    if ngc:
+        return _ngc_image(log, ctx, ngc)
     arch = log.first("ptxas_arch")
     if arch:  # sm_86, gpu-name (ptxas) or gpu-architecture (nvcc)
         target, option = arch.groups
@@ -113,3 +116,20 @@ def _old_ptxas(ctx, cc, tool, line):
     fix = t("put the {tool} of {need} first on PATH (only {tool} needs to be newer; it is in the toolkit's bin folder, "
             "or `conda install -c nvidia cuda-nvcc`), or use a TF built for {need}", tool=tool, need=need)
     return Finding(ID, t("The GPU is newer than this TensorFlow build"), [line], cause, fix, tfenv_way(ctx), rank=44)
+
+
+def _ngc_image(log, ctx, said):
+    """NVIDIA's image checks the GPU at start (checkSMVER.sh, the SM version check of /opt/nvidia/entrypoint.d):
+    "Detected %s GPU, which is not yet supported in this version of the container": the GPU's compute capability is
+    of a major newer than the image's release was built for (its MAXSMVER), and "No supported GPU(s)" follows."""
+    gpu = said.groups[0].strip().replace("NVIDIA NVIDIA ", "NVIDIA ")  # the script adds NVIDIA to the device's name
+    cause = t("NVIDIA's image checked the GPU at start: {gpu} is newer than the GPUs this release of the image is "
+              "built for (\"not yet supported in this version of the container\"), so its CUDA libraries have no code "
+              "for it.", gpu=gpu)
+    fix = t("use a newer release of the image: a later tag of the NGC image (the `FROM nvcr.io/nvidia/...:YY.MM` line "
+            "of the Dockerfile), whose CUDA knows this GPU; NVIDIA's framework support matrix lists each release's "
+            "CUDA and GPUs")
+    evidence = [said.line] + [ev.line for ev in log.all("ngc_no_supported_gpu")[:1]]
+    return Finding(ID, t("The GPU is newer than this container image"), evidence, cause, fix,
+                   t("`tfenv run ENV` uses an image whose CUDA matches the TF it runs (`tfenv matrix` lists them)"),
+                   rank=44)

@@ -31,6 +31,9 @@ def check(log, ctx):
     no_driver = _no_driver_lines(log)
     if no_driver and started_without_gpu(log):
         return _run_without_gpu(log, ctx, no_driver)
+    ngc = log.first("ngc_no_driver")
+    if ngc:
+        return _ngc_no_driver(log, ctx, ngc)
     no_device = [ev for ev in log.all("cuinit") if "NO_DEVICE" in ev.groups[0] or "(-1)" in ev.groups[0]]
     no_device += log.all("no_device")[:1]  # PyTorch's, JAX's, nvidia-smi's and nvidia.ko's "no GPU" lines
     # the runtime's cudaErrorNoDevice (100) by name or text (CuPy, ONNX Runtime, llama.cpp, deviceQuery, TF's status)
@@ -84,8 +87,10 @@ def _gpu_image_without_gpu(log, ctx):
 
 
 def started_without_gpu(log):
-    """Every `docker run` the log shows (its continuation lines too) lacks a GPU request."""
-    runs = log.all("docker_run")
+    """Every `docker run` the log shows (its continuation lines too) lacks a GPU request; the `docker run --gpus all
+    --ipc=host ...` an NGC image's SHMEM note recommends (the two lines after it) is advice, not a run."""
+    advice = {ev.line + k for ev in log.all("ngc_shmem") for k in (0, 1, 2)}
+    runs = [ev for ev in log.all("docker_run") if ev.line not in advice]
     for ev in runs:
         number, command = ev.line, log.line_text(ev.line)
         while command.endswith("\\") and number < min(log.line_count, ev.line + 20):
@@ -105,7 +110,8 @@ def _no_driver_lines(log):
         return []
     return (log.all("no_cuda_drivers")[:1] + [ev for _, ev in failed[:1]] + cuinit[:1]
             + log.all("no_driver_running")[:1] + log.all("dev_missing")[:1] + log.all("smi_not_found")[:1]
-            + log.all("cuda_error_text")[:1] + log.all("torch_no_driver")[:1] + log.all("no_device")[:1])
+            + log.all("cuda_error_text")[:1] + log.all("torch_no_driver")[:1] + log.all("no_device")[:1]
+            + log.all("ngc_no_driver")[:1])
 
 
 def _run_without_gpu(log, ctx, no_driver):
@@ -118,6 +124,25 @@ def _run_without_gpu(log, ctx, no_driver):
     explained = ("libcuda-missing", "no-gpu-harmless", "cuinit-error")
     if not missing_cuda_runtime.missing(log):
         explained += ("missing-cuda-runtime",)
-    evidence = [log.all("docker_run")[0].line] + [ev.line for ev in no_driver]
+    advice = {ev.line + k for ev in log.all("ngc_shmem") for k in (0, 1, 2)}
+    evidence = [[ev for ev in log.all("docker_run") if ev.line not in advice][0].line] + [ev.line for ev in no_driver]
+    return Finding(ID, t("No GPU device is visible to TensorFlow"), evidence, cause, fix, tfenv_way(ctx), rank=30,
+                   supersedes=explained)
+
+
+def _ngc_no_driver(log, ctx, ngc):
+    """NVIDIA's image found neither the driver's libcuda.so.1 nor /dev/nvidiactl in the container at start (its
+    entrypoint's driver check): the container runs without the GPU. Lines showing the toolkit itself missing on
+    the host are container-toolkit-missing's, which ranks above this."""
+    cause = t("NVIDIA's image checked at start and found no NVIDIA driver in the container (neither libcuda.so.1 "
+              "nor /dev/nvidiactl): it was started without a GPU request, so the NVIDIA container toolkit put "
+              "neither the driver's libraries nor the GPU devices into it.")
+    fix = t("start the container with `docker run --gpus all ...` (the host needs the NVIDIA driver and the "
+            "NVIDIA container toolkit; docker compose: a GPU device reservation); pointing LD_LIBRARY_PATH at "
+            "CUDA's compat libraries does not help")
+    explained = ("libcuda-missing", "no-gpu-harmless", "cuinit-error")
+    if not missing_cuda_runtime.missing(log):
+        explained += ("missing-cuda-runtime",)
+    evidence = [ngc.line] + [ev.line for ev in log.all("smi_not_found")[:1]]
     return Finding(ID, t("No GPU device is visible to TensorFlow"), evidence, cause, fix, tfenv_way(ctx), rank=30,
                    supersedes=explained)
