@@ -298,9 +298,9 @@ NGC = [
                      "MOFED driver ")),
     # the banner: "NVIDIA Release 23.03-tf2 (build 56394584)", "Container image Copyright (c) 2023, NVIDIA
     # CORPORATION & AFFILIATES.", the license lines, the framed name ("== TensorFlow ==", "== CUDA ==")
-    ("ngc_banner", _p(r"(NVIDIA Release [\w.-]{0,30} ?\(build \d{1,12}\)|Container image (?:Copyright )?\(c\) "
+    ("ngc_banner", _p(r"(?m)(NVIDIA Release [\w.-]{0,30} ?\(build \d{1,12}\)|Container image (?:Copyright )?\(c\) "
                       r"[\d, -]{4,12}NVIDIA CORPORATION|NVIDIA Deep Learning Container License|"
-                      r"(?<![=\w])== [A-Z][\w .+/-]{1,40} ==(?!=))",
+                      r"^[ \t]*== [A-Z][\w .+/-]{1,40} ==[ \t]*$)",
                       "NVIDIA Release", "Container image", "Deep Learning Container License", "== ")),
 ]
 

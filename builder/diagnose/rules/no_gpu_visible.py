@@ -32,7 +32,8 @@ def check(log, ctx):
     if no_driver and started_without_gpu(log):
         return _run_without_gpu(log, ctx, no_driver)
     ngc = log.first("ngc_no_driver")
-    if ngc:
+    # (older images check /dev/nvidiactl only, and say so falsely under WSL 2, whose GPU is /dev/dxg)
+    if ngc and not log.has("kernel_wsl2", "dev_dxg", "wsl_lib"):
         return _ngc_no_driver(log, ctx, ngc)
     no_device = [ev for ev in log.all("cuinit") if "NO_DEVICE" in ev.groups[0] or "(-1)" in ev.groups[0]]
     no_device += log.all("no_device")[:1]  # PyTorch's, JAX's, nvidia-smi's and nvidia.ko's "no GPU" lines
@@ -86,11 +87,16 @@ def _gpu_image_without_gpu(log, ctx):
                                    or any(family(n) != "cuda" for n in log.opened_libraries())))
 
 
-def started_without_gpu(log):
-    """Every `docker run` the log shows (its continuation lines too) lacks a GPU request; the `docker run --gpus all
-    --ipc=host ...` an NGC image's SHMEM note recommends (the two lines after it) is advice, not a run."""
+def docker_runs(log):
+    """The log's `docker run` lines, less the `docker run --gpus all --ipc=host ...` an NGC image's SHMEM note
+    recommends (the two lines after it): advice, not a run."""
     advice = {ev.line + k for ev in log.all("ngc_shmem") for k in (0, 1, 2)}
-    runs = [ev for ev in log.all("docker_run") if ev.line not in advice]
+    return [ev for ev in log.all("docker_run") if ev.line not in advice]
+
+
+def started_without_gpu(log):
+    """Every `docker run` the log shows (its continuation lines too, docker_runs) lacks a GPU request."""
+    runs = docker_runs(log)
     for ev in runs:
         number, command = ev.line, log.line_text(ev.line)
         while command.endswith("\\") and number < min(log.line_count, ev.line + 20):
@@ -124,8 +130,7 @@ def _run_without_gpu(log, ctx, no_driver):
     explained = ("libcuda-missing", "no-gpu-harmless", "cuinit-error")
     if not missing_cuda_runtime.missing(log):
         explained += ("missing-cuda-runtime",)
-    advice = {ev.line + k for ev in log.all("ngc_shmem") for k in (0, 1, 2)}
-    evidence = [[ev for ev in log.all("docker_run") if ev.line not in advice][0].line] + [ev.line for ev in no_driver]
+    evidence = [docker_runs(log)[0].line] + [ev.line for ev in no_driver]
     return Finding(ID, t("No GPU device is visible to TensorFlow"), evidence, cause, fix, tfenv_way(ctx), rank=30,
                    supersedes=explained)
 

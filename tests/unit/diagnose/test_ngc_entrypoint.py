@@ -100,3 +100,14 @@ def test_pytorch_found_version_is_the_drivers_cuda():
     assert top.id == "driver-too-old" and "CUDA is 11.4" in top.fix and "CUDA 11.x" in top.fix
     old = text.replace("11040", "10020")
     assert "CUDA 10.2 or older" in diagnose.explain(old, FACTS).findings[0].fix
+
+
+def test_under_wsl2_the_driver_warning_of_older_images_is_no_cause():
+    """Older images look for /dev/nvidiactl only and warn under WSL 2 too, whose GPU is /dev/dxg (nvidia-docker#1548)."""
+    assert ids("Linux PC 5.15.153.1-microsoft-standard-WSL2\n" + BANNER + NO_DRIVER) == []
+
+
+def test_a_framed_name_inside_a_line_is_no_banner():
+    result = diagnose.explain("pytest says == FAILURES == here\n" + NO_DRIVER.replace("WARNING: The NVIDIA", "The"),
+                              FACTS)
+    assert not result.context.container
