@@ -23,9 +23,10 @@ LOADER = [
     ("load_fail", _p(r'could not load library "(?:[^"\n]{0,260}[\\/])?([\w.+-]{1,100}\.(?:dll|so(?:\.\d{1,6}){0,4}))"'
                      r'[ \t]*(?:\n[│ \t]{0,12}([^\n]{1,300}))?', 'could not load library "', span=True)),
     # CTranslate2's own dlopen/LoadLibrary wrapper (faster-whisper, whisperX): "Library cublas64_12.dll is not found or
-    # cannot be loaded", "Library libcublas.so.12 is not found or cannot be loaded"
-    ("load_fail", _p(r"Library ([\w.+-]{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4})) is not found or cannot be loaded",
-                     "is not found or cannot be loaded")),
+    # cannot be loaded", "Library libcublas.so.12 is not found or cannot be loaded" (src/cuda/*_stub.cc since
+    # OpenNMT/CTranslate2@ad246259; an issue title or a cut paste keeps "is not found")
+    ("load_fail", _p(r"Library ([\w.+-]{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4})) is not found(?: or cannot be loaded)?",
+                     "is not found")),
     ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.? ")),
     ("load_fail", _p(r"Unable to load ([\w.-]{1,100}\.dll)")),
     # glibc's dlerror (elf/dl-load.c N_("cannot open shared object file")), also as zh_CN.po translates it
@@ -55,8 +56,12 @@ LOADER = [
     ("load_fail", _p(r"nvrtc: error: failed to open ([\w.+-]{1,100}?\.(?:dll|so(?:\.\d{1,6}){0,3}))\.?(?:\s|$)",
                      "nvrtc: error: failed to open")),
     # PaddlePaddle's dynamic_loader.cc: "The third-party dynamic library (%s) that Paddle depends on is not configured
-    # correctly. (error code is %s)"; TensorRT's variant says "TensorRT dynamic library (%s)"
-    ("load_fail", _p(r"dynamic library \(([\w.+-]{1,100})\) that Paddle depends on is not configured correctly\."
+    # correctly. (error code is %s)"; TensorRT's variant says "TensorRT dynamic library (%s)". On Windows %s is the
+    # list of names it tried, ';'-separated, the CUDA release's own name first and the major's last
+    # ("cublas64_118.dll;cublas64_11.dll", "curand64_118.dll;curand64_11.dll;curand64_10.dll": win_cublas_lib and
+    # the others): the last is the name the toolkit ships
+    ("load_fail", _p(r"dynamic library \((?:[\w.+-]{1,100};){0,4}([\w.+-]{1,100})\) that Paddle depends on is not "
+                     r"configured correctly\."
                      r"(?: \(error code is ([^\n]{0,300}?)\)\s*$)?", "that Paddle depends on")),
     # ONNX Runtime on Windows, newer releases (core/platform/windows/dll_load_error.cc DetermineLoadLibraryError):
     # 'Error loading "<provider>.dll" which depends on "<dll>" [which depends on "<dll>" ...] which is missing.'
@@ -123,12 +128,12 @@ LOADER = [
     # TF 2.14+ says this instead of naming libcuda.so.1 when no driver is installed
     ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
     # the program that asked for the library when it is not TF: its own words or its package folder in a path
-    ("program", _p(r"(onnxruntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|is not found or cannot be "
-                   r"loaded|Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|jaxlib|jax_plugins|"
+    ("program", _p(r"(onnxruntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|"
+                   r"Library [\w.+-]{1,60} is not found|Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|jaxlib|jax_plugins|"
                    r"Unable to load \w{2,12}\. Is it installed\?|[\\/]torch[\\/]|not found in the system path|"
                    r"nvrtc: error|CuPy failed|pygpu|gpuarray|GpuArrayException|tensorflow)",
                    "onnxruntime", "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx",
-                   "cannot be loaded", "Paddle depends on", "paddle", "Cannot load cudnn", "jaxlib", "jax_plugins",
+                   "is not found", "Paddle depends on", "paddle", "Cannot load cudnn", "jaxlib", "jax_plugins",
                    "Is it installed?", "torch", "not found in the system path", "nvrtc: error", "CuPy failed",
                    "pygpu", "gpuarray", "GpuArrayException", "tensorflow")),
     # ERROR_COMMITMENT_LIMIT (1455) in Windows' English and Chinese words: virtual memory, not a missing DLL

@@ -114,10 +114,13 @@ WSL = [
                     r"Wersja podsystemu WSL|Verze WSL|Versão (?:do )?WSL|Versión de WSL|Versione WSL|Version WSL)"
                     r" ?[:：] ?\d+\.\d+\.\d+)", "WSL")),
     # a RAPIDS program (cuDF, RMM, cuML, cuGraph, dask-cuda: their imports, package paths, libcudf's / RMM's source
-    # paths in their CUDA error messages, the Node bindings): RAPIDS needs compute capability 7.0+ (in WSL 2 always)
+    # paths in their CUDA error messages, the Node bindings; libcudf's and RAFT's throw_cuda_error "[Fatal ]CUDA error
+    # encountered at: %s:%d: %d %s %s", rapidsai/cudf cpp/include/cudf/utilities/error.hpp, rapidsai/raft
+    # cpp/include/raft/core/error.hpp): RAPIDS needs compute capability 7.0+ (in WSL 2 always)
     ("rapids", _p(r"(\b(?:import|from) (?:cudf|cuml|cugraph|rmm|dask_cuda)\b|"
-                  r"[/\\](?:cudf|cuml|cugraph|rmm|dask_cuda)[/\\]|\bcudf\.(?:Series|DataFrame|read_\w+)|/include/rmm/|@rapidsai/|libcudf)",
-                  "cudf", "cuml", "cugraph", "rmm", "dask_cuda", "rapidsai")),
+                  r"[/\\](?:cudf|cuml|cugraph|rmm|dask_cuda)[/\\]|\bcudf\.(?:Series|DataFrame|read_\w+)|/include/rmm/|@rapidsai/|libcudf|"
+                  r"CUDA error encountered at: [^\n]{1,300}?:\d{1,6}: \d{1,4} cuda\w)",
+                  "cudf", "cuml", "cugraph", "rmm", "dask_cuda", "rapidsai", "CUDA error encountered at: ")),
     # nvidia-smi's GPU row with the TCC driver model (the data-center compute mode): WSL's GPU-PV exposes WDDM GPUs only
     ("smi_tcc", _p(r"\|\s{1,6}\d{1,2}\s{1,4}[^|\n]{1,60}?\s(TCC)\s{0,6}\|", " TCC ")),
 ]

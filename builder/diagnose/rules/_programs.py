@@ -11,7 +11,7 @@ from builder.diagnose.versions import cuda_of_library, family
 
 # the words of the "program" events (builder.diagnose.patterns_loader) -> the program they belong to
 _PROGRAMS = (("onnx", "ONNX Runtime"), ("cudaexecutionprovider", "ONNX Runtime"), ("ctranslate2", "CTranslate2"),
-             ("whisper", "CTranslate2"), ("cannot be loaded", "CTranslate2"), ("paddle", "PaddlePaddle"),
+             ("whisper", "CTranslate2"), ("is not found", "CTranslate2"), ("paddle", "PaddlePaddle"),
              ("cannot load cudnn shared", "PaddlePaddle"), ("pygpu", "libgpuarray"),
              ("gpuarray", "libgpuarray"), ("nvrtc", "NVRTC"), ("cupy", "CuPy"),
              ("jax", "JAX"), ("is it installed", "JAX"), ("torch", "PyTorch"), ("system path", "PyTorch"))
@@ -20,7 +20,7 @@ RUNTIME, CUDNN = "missing-cuda-runtime", "missing-cudnn"
 
 def other_program(log, failures=()):
     """The program other than TF whose loader failed, as the log names it; '' when the log is TF's or names none.
-    A program's own words on the line of a failure (CTranslate2's "is not found or cannot be loaded", ONNX Runtime's
+    A program's own words on the line of a failure (CTranslate2's "Library %s is not found", ONNX Runtime's
     provider bridge) win over a TF import elsewhere in the paste."""
     lines = {ev.line for _, ev in failures}
     own = [ev for ev in log.all("program") if ev.line in lines]

@@ -88,7 +88,9 @@ def _fix(ctx, minimum, cuda, driver, host):
                                                           "Windows driver)")
     elif ctx.container or host:
         fix = t("update the NVIDIA driver on the host to {minimum} or newer{of} (the host driver is the one the "
-                "container uses), then reboot", minimum=minimum or "?", of=of)
+                "container uses), then reboot", minimum=minimum, of=of) if minimum else t(
+            "update the NVIDIA driver on the host to the version the image's CUDA needs (the host driver is the one "
+            "the container uses; nvidia-smi's header shows the newest CUDA a driver supports), then reboot")
     else:
         fix = t("update the NVIDIA driver to {minimum} or newer{of} (e.g. your distribution's nvidia-driver package), "
                 "then reboot", minimum=minimum, of=of) if minimum else t(

@@ -67,6 +67,20 @@ def test_the_corpus_is_wide():
     assert len({thread(c["source"]) for c in every}) == len(every), "one log per thread"
 
 
+def test_no_thread_is_both_in_the_corpus_and_a_held_out_set():
+    """A held-out score means something only on threads the rules were not written from (benchmarks/explain_heldout*/
+    index.tsv: file, source, cause, platform)."""
+    held = {}
+    for index in sorted((UNIT.parent.parent / "benchmarks").glob("explain_heldout*/index.tsv")):
+        for row in index.read_text(encoding="utf-8").splitlines():
+            if row.strip():
+                held[thread(row.split("\t")[1])] = index.parent.name
+    assert len(held) > 200
+    every = list(CASES.values()) + list(UNCLEAR.values())
+    both = sorted((thread(c["source"]), held[thread(c["source"])]) for c in every if thread(c["source"]) in held)
+    assert not both, both
+
+
 @pytest.mark.parametrize("rule", rules.IDS)
 def test_every_rule_is_backed_by_several_threads(rule):
     threads = {thread(c["source"]) for c in CASES.values() if c["cause"] == rule}
