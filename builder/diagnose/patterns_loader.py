@@ -129,7 +129,8 @@ LOADER = [
     ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
     # the program that asked for the library when it is not TF: its own words or its package folder in a path
     ("program", _p(r"(onnxruntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|"
-                   r"Library [\w.+-]{1,60} is not found|Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|jaxlib|jax_plugins|"
+                   r"Library [\w.+-]{1,60} is not found|Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|"
+                   r"jaxlib|jax_plugins|"
                    r"Unable to load \w{2,12}\. Is it installed\?|[\\/]torch[\\/]|not found in the system path|"
                    r"nvrtc: error|CuPy failed|pygpu|gpuarray|GpuArrayException|tensorflow)",
                    "onnxruntime", "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx",

@@ -103,7 +103,8 @@ def test_pytorch_found_version_is_the_drivers_cuda():
 
 
 def test_under_wsl2_the_driver_warning_of_older_images_is_no_cause():
-    """Older images look for /dev/nvidiactl only and warn under WSL 2 too, whose GPU is /dev/dxg (nvidia-docker#1548)."""
+    """Older images look for /dev/nvidiactl only and warn under WSL 2 too, whose GPU is /dev/dxg
+    (nvidia-docker#1548)."""
     assert ids("Linux PC 5.15.153.1-microsoft-standard-WSL2\n" + BANNER + NO_DRIVER) == []
 
 
