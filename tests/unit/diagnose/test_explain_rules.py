@@ -264,6 +264,10 @@ CASES += [
      "failed because it couldn't communicate with the NVIDIA driver.", "wsl-gpu-unavailable", "5.10.43.3"),
     ("wsl-current-kernel-no-driver", "Linux PC 5.15.153.1-microsoft-standard-WSL2\nUserWarning: CUDA initialization: "
      "Found no NVIDIA driver on your system.", "wsl-lib-path", "/usr/lib/wsl/lib"),
+    # another program's build without code for a GPU the log does not name: older or newer, both ways named
+    ("paddle-no-kernel-image", "OSError: (External) CUDA error(209), no kernel image is available for execution on "
+     "the device.\n  [Hint: 'cudaErrorNoKernelImageForDevice'.]\n  (at /paddle/paddle/phi/core/platform/device/gpu/"
+     "gpu_info.cc:133)", "gpu-too-new", "older CUDA"),
     ("wsl-old-windows-driver", "Linux PC 5.10.16.3-microsoft-standard-WSL2\n| NVIDIA-SMI 461.92       Driver Version: "
      "461.92       CUDA Version: 11.2     |\nCUDA error at helper_cuda.h:777 code=35(cudaErrorInsufficientDriver)",
      "wsl-gpu-unavailable", "495"),
