@@ -36,6 +36,9 @@ def check(log, ctx):
     if not (jit or errors or old_cuda):
         return None
     evidence = jit + errors
+    program = other_program(log) if errors and not cc and not built else ""
+    if program:
+        return _program_build(ctx, program, evidence)
     if old_cuda:
         evidence.append(log.first("device") or log.first("device_old"))
     # the GPUs no TF pip build has code for; not PyTorch's or another program's log, whose builds are their own
@@ -49,15 +52,7 @@ def check(log, ctx):
               "default cache is too small); or use a TF build whose CUDA has code for this GPU")
     older = t("use a TF built with a newer CUDA: CUDA 10.x builds (TF <= 2.3) have no code for sm_80/sm_86 GPUs "
               "(RTX 30xx and newer), CUDA 11 builds (TF 2.4+) do")
-    program = other_program(log) if errors and not cc and not built else ""
-    if program:  # another program's build and a GPU the log does not name: it may be older than the build, too
-        cause = t("This {program} build has no code for the GPU (\"no kernel image\"): the GPU is newer, or older, "
-                  "than the GPUs its CUDA build was made for.", program=program)
-        fix = t("install the {program} build for a CUDA that supports this GPU: for an older GPU (Pascal: GeForce "
-                "10xx, compute capability 6.x) the build for an older CUDA (its CUDA 11.8 build), for a newer one the "
-                "build for a newer CUDA; `nvidia-smi --query-gpu=name,compute_cap --format=csv` shows the GPU's "
-                "compute capability", program=program)
-    elif first and cc in beyond:  # no TF line is built with a CUDA that knows it: compiling TF's PTX fails there too
+    if first and cc in beyond:  # no TF line is built with a CUDA that knows it: compiling TF's PTX fails there too
         fix = _no_tf_build(ctx, cc, first)
     elif not (errors or old_cuda):
         fix = cache
@@ -72,11 +67,21 @@ def check(log, ctx):
         fix = older + "; " + cache
     else:  # the log names neither the GPU nor the TF
         fix = older + "; " + _unknown_gpu(ctx, beyond)
-    title = t("This {program} build has no code for the GPU", program=program) if program else t(
-        "The GPU is newer than this TensorFlow build")
-    return Finding(ID, title, [ev.line for ev in evidence if ev], cause,
+    return Finding(ID, t("The GPU is newer than this TensorFlow build"), [ev.line for ev in evidence if ev], cause,
                    fix, tfenv_way(ctx) + "; " + t("a CUDA 11 environment (tf25 to tf29) runs Ampere and newer GPUs"),
                    rank=44)
+
+
+def _program_build(ctx, program, evidence):
+    """Another program's build without code for a GPU the log does not name: the GPU may be older than it, too."""
+    cause = t("This {program} build has no code for the GPU (\"no kernel image\"): the GPU is newer, or older, than "
+              "the GPUs its CUDA build was made for.", program=program)
+    fix = t("install the {program} build for a CUDA that supports this GPU: for an older GPU (Pascal: GeForce 10xx, "
+            "compute capability 6.x) the build for an older CUDA (its CUDA 11.8 build), for a newer one the build for "
+            "a newer CUDA; `nvidia-smi --query-gpu=name,compute_cap --format=csv` shows the GPU's compute capability",
+            program=program)
+    return Finding(ID, t("This {program} build has no code for the GPU", program=program),
+                   [ev.line for ev in evidence if ev], cause, fix, tfenv_way(ctx), rank=44)
 
 
 def _beyond_tf(ctx):
