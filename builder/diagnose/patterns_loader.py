@@ -25,8 +25,21 @@ LOADER = [
     # CTranslate2's own dlopen/LoadLibrary wrapper (faster-whisper, whisperX): "Library cublas64_12.dll is not found or
     # cannot be loaded", "Library libcublas.so.12 is not found or cannot be loaded" (src/cuda/*_stub.cc since
     # OpenNMT/CTranslate2@ad246259; an issue title or a cut paste keeps "is not found")
-    ("load_fail", _p(r"Library ([\w.+-]{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4})) is not found(?: or cannot be loaded)?",
+    # (a title that drops "Library" still ends "is not found or cannot be loaded")
+    ("load_fail", _p(r"(?:Library |(?<![\w.+-])(?=[\w.+-]{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4}) is not found or "
+                     r"cannot be loaded))([\w.+-]{1,60}\.(?:dll|so(?:\.\d{1,6}){0,4})) is not found"
+                     r"(?: or cannot be loaded)?",
                      "is not found")),
+    # numba's library self-test (numba -s, numba.cuda.cudadrv.libs.test(); numba/cuda/cudadrv/libs.py): "Finding %s"
+    # (0.43 and older) or "Finding %s from %s" (0.44 and later, the place it looked: Conda environment, CUDA_HOME,
+    # System, <unknown>), then "\tERROR: can't locate lib" (up to 0.47) or "\t[Tt]rying to open library...\tERROR:
+    # failed to open %s:\n%s" / "\tChecking library...\tERROR: failed to find %s:\n%s"; groups (library, where, reason)
+    ("numba_lib", _p(r"Finding (\w{2,20})(?: from ([^\n]{1,60}?))?[ \t]*\n[ \t]{0,12}ERROR: can't locate lib()",
+                     "Finding ", span=1)),
+    ("numba_lib", _p(r"Finding (\w{2,20})(?: from ([^\n]{1,60}?))?[ \t]*\n"
+                     r"(?:[ \t]{0,12}(?:[Ll]ocated at|named)[^\n]{0,300}\n)?"
+                     r"[ \t]{0,12}(?:[Tt]rying to open library|Checking library)\.\.\.[ \t]*"
+                     r"ERROR: failed to (?:open|find) \1:[ \t]*\n([^\n]{1,300})", "Finding ", span=3)),
     ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.? ")),
     ("load_fail", _p(r"Unable to load ([\w.-]{1,100}\.dll)")),
     # glibc's dlerror (elf/dl-load.c N_("cannot open shared object file")), also as zh_CN.po translates it
@@ -129,7 +142,9 @@ LOADER = [
     ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
     # the program that asked for the library when it is not TF: its own words or its package folder in a path
     ("program", _p(r"(onnxruntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|"
-                   r"Library [\w.+-]{1,60} is not found|Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|"
+                   r"Library [\w.+-]{1,60} is not found|"
+                   r"[\w.+-]{1,60}\.(?:dll|so[\d.]{0,12}) is not found or cannot be loaded|"
+                   r"Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|"
                    r"jaxlib|jax_plugins|"
                    r"Unable to load \w{2,12}\. Is it installed\?|[\\/]torch[\\/]|not found in the system path|"
                    r"nvrtc: error|CuPy failed|pygpu|gpuarray|GpuArrayException|tensorflow)",

@@ -159,3 +159,37 @@ def finding(log, ctx):
         return Finding(RUNTIME, t("JAX runs on the CPU: no CUDA backend"), [fallback[0].line], cause,
                        _program_note("JAX", ctx), "", rank=32)
     return None
+
+
+def numba_finding(log, ctx):
+    """numba's library self-test (numba -s, numba.cuda.cudadrv.libs.test(), numba/cuda/cudadrv/libs.py) that did not
+    find or could not open a CUDA toolkit library: a missing-cuda-runtime Finding with numba's own way of finding the
+    toolkit (its docs, docs/source/cuda/overview.rst "Setting CUDA Installation Path"), else None. "Finding %s"
+    without " from %s" is numba 0.43 or older, which read the NUMBAPRO_* variables (removed in 0.46); later ones name
+    where they looked."""
+    events = log.all("numba_lib")
+    if not events:
+        return None
+    names = list(dict.fromkeys(ev.groups[0] for ev in events))
+    where = next((ev.groups[1] for ev in events if ev.groups[1]), "")
+    cause = t("numba's library test did not find or could not open the CUDA toolkit's {names}: the toolkit numba "
+              "uses is not installed where numba looks for it.", names=", ".join(names))
+    if not where:
+        folder = (t("the toolkit's bin folder, e.g. C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v10.0\\bin")
+                  if ctx.windows else t("the toolkit's lib64 folder, e.g. /usr/local/cuda/lib64"))
+        fix = t("numba 0.43 and older find the toolkit in the conda environment (`conda install cudatoolkit`) or "
+                "through environment variables: set NUMBAPRO_CUDALIB to the folder that holds the CUDA libraries "
+                "({folder}), NUMBAPRO_NVVM to the NVVM library file and NUMBAPRO_LIBDEVICE to NVVM's libdevice folder, "
+                "then open a new terminal and run `numba -s` again (numba 0.44 and later read CUDA_HOME instead)",
+                folder=folder)
+    else:
+        cause += " " + t("It looked in: {where}.", where=where)
+        loader = (t("a folder on PATH that holds them serves too") if ctx.windows else
+                  t("a folder on LD_LIBRARY_PATH that holds them serves too"))
+        fix = t("numba looks for the toolkit in the conda environment first (`conda install -c conda-forge cuda-nvcc "
+                "cuda-nvrtc \"cuda-version>=12.0\"` for CUDA 12, `conda install -c conda-forge cudatoolkit` for CUDA "
+                "11), then in CUDA_HOME: install it that way, or set CUDA_HOME to the toolkit's root folder (one path, "
+                "not a list), then run `numba -s` again; numba also asks the system loader, so {loader}",
+                loader=loader)
+    return Finding(RUNTIME, t("numba cannot find the CUDA toolkit's libraries: {names}", names=", ".join(names)),
+                   [ev.line for ev in events], cause, fix, "", rank=32)

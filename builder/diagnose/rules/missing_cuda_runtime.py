@@ -32,6 +32,9 @@ def check(log, ctx):
     mixed = mixed_copies(log, ctx)
     if mixed and mixed.id == ID:
         return mixed
+    numba = _programs.numba_finding(log, ctx)
+    if numba:
+        return numba
     found = missing(log)
     if not found:
         named = _programs.finding(log, ctx)
