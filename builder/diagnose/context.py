@@ -211,6 +211,9 @@ def _cuda_wanted(log):
         version = cuda_of_library(ev.groups[0])
         if version:
             return Fact(version, ev.line, ev.groups[0])
+    ev = log.first("paddle_device")  # its runtime is the CUDA its build was made with
+    if ev:
+        return Fact(ev.groups[2], ev.line, "Paddle's Runtime API Version")
     return Fact("")
 
 
@@ -262,6 +265,9 @@ def _device(log):
     ev = log.first("ptx_jit")
     if ev:
         return Fact(ev.groups[0], ev.line, "TF's PTX warning"), Fact("")
+    ev = log.first("paddle_device")
+    if ev:
+        return Fact(ev.groups[0], ev.line, "Paddle's device note"), Fact("")
     return Fact(""), Fact("")
 
 

@@ -99,6 +99,10 @@ PATTERNS = LOADER + [
     # cuDNN
     ("cudnn_mismatch", _p(r"Loaded runtime CuDNN library: ([\d.]{1,20})[^\n]{0,60}? but source was compiled with:? "
                           r"([\d.]*\d)")),
+    # TF 0.x cuda_dnn.cc: "Loaded cudnn library: %d but source was compiled against %d.  If using a binary install,
+    # upgrade your cudnn library to match."
+    ("cudnn_mismatch", _p(r"Loaded cudnn library: (\d{1,6}) but source was compiled against (\d{1,6})",
+                          "Loaded cudnn library: ")),
     ("cudnn_status", _p(r"(CUDNN_STATUS_[A-Z_]{2,40})", 'CUDNN_STATUS_')),
     ("cudnn_handle", _p(r"Could not create cudnn handle")),
     # cuBLAS failing to start has the same cause as cuDNN's handle: no GPU memory left for its workspace

@@ -40,7 +40,9 @@ LOADER = [
                      r"(?:[ \t]{0,12}(?:[Ll]ocated at|named)[^\n]{0,300}\n)?"
                      r"[ \t]{0,12}(?:[Tt]rying to open library|Checking library)\.\.\.[ \t]*"
                      r"ERROR: failed to (?:open|find) \1:[ \t]*\n([^\n]{1,300})", "Finding ", span=3)),
-    ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.? ")),
+    # TF 0.x / 1.x dso_loader.cc: "Couldn't open CUDA library %s. LD_LIBRARY_PATH: %s" (Windows builds end the line
+    # after the name)
+    ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.?(?= |$)", "Couldn't open CUDA library")),
     ("load_fail", _p(r"Unable to load ([\w.-]{1,100}\.dll)")),
     # glibc's dlerror (elf/dl-load.c N_("cannot open shared object file")), also as zh_CN.po translates it
     ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4})(?:: cannot open shared object file|\s?[:：]\s?"
@@ -114,6 +116,16 @@ LOADER = [
                          "cuDNN is not installed", "cuDNN library was not")),
     # PaddlePaddle 1.x: "Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion"
     ("dnn_not_found", _p(r"Cannot load cudnn shared library")),
+    # Paddle's device note at start (paddle/phi/backends/gpu/gpu_resources.cc, device_context.cc before it): "Please
+    # NOTE: device: %d, GPU Compute Capability: %d.%d, Driver API Version: %d.%d, Runtime API Version: %d.%d"
+    ("paddle_device", _p(r"Please NOTE: device: \d{1,2}, GPU Compute Capability: (\d{1,2}\.\d), Driver API Version: "
+                         r"(\d{1,2}\.\d), Runtime API Version: (\d{1,2}\.\d)", "Please NOTE: device: ")),
+    # TF 0.x / 1.x cuda_dnn.cc when its cuDNN DSO did not load ("Unable to load cuDNN DSO"); Paddle on Windows, the
+    # note its loader prints when cudnn64_N.dll is not found (paddle/phi/backends/dynload/dynamic_loader.cc
+    # win_warn_meg: "Note: [Recommend] copy cudnn into CUDA installation directory.")
+    ("dnn_not_found", _p(r"Unable to load cuDNN DSO")),
+    ("dnn_not_found", _p(r"\[Recommend\] copy cudnn into CUDA installation directory",
+                         "copy cudnn into CUDA installation directory")),
     ("dll_missing", _p(r"([\w-]{1,60}\.dll) (?:not found|was not found|is missing)",
                        '.dll not found', '.dll was not found', '.dll is missing')),
     ("win_error_126", _p(r"(?:[Ee]rror code|WinError) 126", 'rror code 126', 'WinError 126')),
@@ -144,12 +156,15 @@ LOADER = [
     ("program", _p(r"(onnxruntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|"
                    r"Library [\w.+-]{1,60} is not found|"
                    r"[\w.+-]{1,60}\.(?:dll|so[\d.]{0,12}) is not found or cannot be loaded|"
-                   r"Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|"
+                   r"Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|copy cudnn into CUDA installation|"
+                   r"Please NOTE: device: \d{1,2}, GPU Compute Capability|"
                    r"jaxlib|jax_plugins|"
                    r"Unable to load \w{2,12}\. Is it installed\?|[\\/]torch[\\/]|not found in the system path|"
                    r"nvrtc: error|CuPy failed|pygpu|gpuarray|GpuArrayException|tensorflow)",
                    "onnxruntime", "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx",
-                   "is not found", "Paddle depends on", "paddle", "Cannot load cudnn", "jaxlib", "jax_plugins",
+                   "is not found", "Paddle depends on", "paddle",
+                   "copy cudnn into CUDA installation", "Please NOTE: device: ", "Cannot load cudnn", "jaxlib",
+                   "jax_plugins",
                    "Is it installed?", "torch", "not found in the system path", "nvrtc: error", "CuPy failed",
                    "pygpu", "gpuarray", "GpuArrayException", "tensorflow")),
     # ERROR_COMMITMENT_LIMIT (1455) in Windows' English and Chinese words: virtual memory, not a missing DLL

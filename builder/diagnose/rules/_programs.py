@@ -12,6 +12,7 @@ from builder.diagnose.versions import cuda_of_library, family
 # the words of the "program" events (builder.diagnose.patterns_loader) -> the program they belong to
 _PROGRAMS = (("onnx", "ONNX Runtime"), ("cudaexecutionprovider", "ONNX Runtime"), ("ctranslate2", "CTranslate2"),
              ("whisper", "CTranslate2"), ("is not found", "CTranslate2"), ("paddle", "PaddlePaddle"),
+             ("copy cudnn into cuda", "PaddlePaddle"), ("please note: device", "PaddlePaddle"),
              ("cannot load cudnn shared", "PaddlePaddle"), ("pygpu", "libgpuarray"),
              ("gpuarray", "libgpuarray"), ("nvrtc", "NVRTC"), ("cupy", "CuPy"),
              ("jax", "JAX"), ("is it installed", "JAX"), ("torch", "PyTorch"), ("system path", "PyTorch"))

@@ -50,6 +50,12 @@ def cuda_of_tf(ctx, tf):
     return row["cuda"] if row else ""
 
 
+def cudnn_release(ctx, major):
+    """(cuDNN, CUDA) of the newest TF line built with cuDNN `major` (a string: '5' -> ('5.1', '8')), or None."""
+    found = [(row["cudnn"], row["cuda"]) for row in lines(ctx).values() if str(row["cudnn"]).split(".")[0] == major]
+    return found[-1] if found else None
+
+
 def tf_for_cuda_major(ctx, major):
     """(first, last) TF line whose GPU build is made with CUDA `major` (an int), or None; on Windows only the lines
     with a native GPU build."""

@@ -4,7 +4,7 @@ sub-libraries are cudnn_ops_infer / cudnn_cnn_infer, cuDNN 9's cudnn_ops / cudnn
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.rules import _programs
+from builder.diagnose.rules import _programs, _tested
 from builder.diagnose.rules._common import cuda_for_tf, cudnn_for_tf, module_not_found, tfenv_way
 from builder.diagnose.rules._mixed import mixed_copies
 from builder.diagnose.versions import family, version_suffix
@@ -45,11 +45,15 @@ def check(log, ctx):
         program = t("the program")
     cudnn = "" if program else cudnn_for_tf(ctx)
     if program:  # its own cuDNN major, for the CUDA major its other libraries (or that cuDNN) go with
-        cudnn = major or "8"
-        cuda = ctx.cuda_wanted.value or _programs.required_cuda(log) or _RELEASE.get(cudnn, ("", "12"))[1]
+        wanted = ctx.cuda_wanted.value or _programs.required_cuda(log)
+        cudnn = major or ("7" if wanted.startswith("10.") else "8")  # cuDNN 7 is the CUDA 10 builds' (Paddle's)
+        cuda = wanted or _RELEASE.get(cudnn, ("", "12"))[1]
         cuda = cuda.split(".")[0]
     elif not cudnn or (major and not cudnn.startswith(major)):
-        cudnn, cuda = _RELEASE.get(major, (major or "8", "11.2"))
+        # the major's release and CUDA: the table's for 7-9, else TensorFlow's tested configuration (cuDNN 5: 5.1 with
+        # CUDA 8, TF 1.0-1.2); the CUDA of the log's other libraries wins (TF 0.12's cublas64_80.dll)
+        cudnn, cuda = _RELEASE.get(major) or _tested.cudnn_release(ctx, major) or (major or "8", "11.2")
+        cuda = ctx.cuda_wanted.value if ctx.cuda_wanted.value and major not in _RELEASE else cuda
     else:
         cuda = cuda_for_tf(ctx) or _RELEASE.get(major, ("", "11.2"))[1]
     major = major or cudnn.split(".")[0]
