@@ -81,6 +81,16 @@ WSL = [
     # `ls /usr/lib/wsl/lib` and the names it printed (the lines after it that name libraries or nvidia-smi)
     ("wsl_lib_listing", _p(r"(?m)\bls\b[^\n]{0,40}/usr/lib/wsl/lib/?[ \t]*\n((?:(?:total \d+|[^\n]{0,300}"
                            r"(?:\.so|nvidia-smi)[^\n]{0,300})(?:\n|$))+)", "/usr/lib/wsl/lib", span=12)),
+    # ... and PowerShell's listing of the Windows side of it (`dir C:\Windows\System32\lxss\lib`: "Directory: %s",
+    # its Mode/LastWriteTime header, the entries)
+    ("wsl_lib_listing", _p(r"(?i:Directory: C:\\Windows\\System32\\lxss\\lib)[ \t]*\n((?:[^\n]{0,300}\n){0,5}?"
+                           r"(?:[^\n]{0,300}\.so[^\n]{0,300}(?:\n|$))+)", "lxss\\lib", "LXSS\\LIB", span=16)),
+    # Python's os.readlink() on one of them: the driver's libcuda.so* there are copies, not links (EINVAL)
+    ("wsl_readlink", _p(r"\[Errno 22\] Invalid argument: '(/usr/lib/wsl/lib/lib[\w.]{1,40})'", "[Errno 22] Invalid")),
+    # an NVIDIA driver or CUDA install (kernel headers for its module, the driver or toolkit packages): under WSL 1,
+    # which has no Linux kernel and no GPU, a GPU attempt like any failure (wsl1.GPU_KINDS)
+    ("gpu_setup", _p(r"\b(linux-headers-\d[\w.-]{0,40}|cuda-toolkit[\w.-]{0,20}|cuda-drivers\b|nvidia-driver-\d{3})",
+                     "linux-headers-", "cuda-toolkit", "cuda-drivers", "nvidia-driver-")),
     # the Windows build, as `ver`/cmd's banner, `systeminfo`, winver or a WSL issue template print it
     ("windows_build", _p(r"(?:\[Version 10\.0\.|OS Version:\s{0,30}10\.0\.|OS [Bb]uild:?\s{0,3}|[Ii]nsider[^\n]{0,40}?"
                          r"[Bb]uild\s{0,3}|Windows build number:\s{0,3}\[?(?:Version )?(?:10\.0\.)?)(\d{5})\b",
@@ -103,11 +113,12 @@ WSL = [
     ("torch_cuda_oom", _p(r"CUDA error: out of memory")),
     # names only WSL 2 has (microsoft/WSL's init and docs): Windows' UNC paths to a distribution (\\wsl$\<distro>,
     # \\wsl.localhost\<distro>), WSLg's /mnt/wslg, the variables WSL's init sets (WSL_DISTRO_NAME, WSL_INTEROP and
-    # its /run/WSL/ socket), the dxgkrnl driver's kernel lines ("misc dxg: dxgk: ..."), the .wslconfig file
+    # its /run/WSL/ socket), the dxgkrnl driver's kernel lines ("misc dxg: dxgk: ..."), the .wslconfig file, the
+    # Windows folder the NVIDIA driver puts WSL's libraries in (System32\lxss\lib)
     ("wsl_only", _p(r"(\\\\wsl(?:\$|\.localhost)\\|/mnt/wslg\b|\bWSL_DISTRO_NAME=|\bWSL_INTEROP=|/run/WSL/|"
-                    r"\bdxgk: |misc dxg: |\.wslconfig\b)",
+                    r"\bdxgk: |misc dxg: |\.wslconfig\b|(?i:System32\\lxss\\lib))",
                     "\\wsl", "/mnt/wslg", "WSL_DISTRO_NAME", "WSL_INTEROP", "/run/WSL/", "dxgk: ", "misc dxg: ",
-                    ".wslconfig")),
+                    ".wslconfig", "lxss\\lib", "LXSS\\LIB", "lxss\\LIB")),
     # `wsl --version`'s first line (the Store WSL, whose distributions are WSL 2 unless converted), in every language
     # WSL ships (localization/strings/*/Resources.resw MessagePackageVersions: "WSL version: {}", "WSL 版本： {}" ...)
     ("wsl_only", _p(r"((?:WSL[ -](?:[Vv]ersion|versjon|versie|versio|verzió|版本|バージョン|버전|sürümü)|Версия WSL|"

@@ -8,7 +8,7 @@ ID = "wsl1"
 # any sign of a GPU attempt: under WSL 1 each of them fails for the one reason
 GPU_KINDS = ("load_fail", "cuinit", "no_driver_running", "dev_missing", "opened", "smi_no_driver", "nvml_failed",
              "insufficient_driver", "cuda_error", "cuda_error_text", "libcuda_unversioned", "gpu_none",
-             "torch_no_driver", "nvml_init", "smi_failed")
+             "torch_no_driver", "nvml_init", "smi_failed", "gpu_setup")
 
 
 def check(log, ctx):

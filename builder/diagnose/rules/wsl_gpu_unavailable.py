@@ -58,6 +58,13 @@ def old_kernel(log, ctx):
     return None
 
 
+def no_gpu_pv_listing(log):
+    """A listing of WSL's driver folder (lxss\\lib) with the NVIDIA driver's libcuda but none of WSL's own DirectX
+    parts (libdxcore, libd3d12): this Windows build gives WSL no GPU paravirtualisation."""
+    return [ev for ev in log.all("wsl_lib_listing") if "libcuda" in ev.groups[0]
+            and "d3d12" not in ev.groups[0] and "dxcore" not in ev.groups[0]][:1]
+
+
 def no_cuda_listing(log):
     """`ls /usr/lib/wsl/lib` showing WSL's DirectX parts but no libcuda: the Windows driver gives WSL no CUDA."""
     return [ev for ev in log.all("wsl_lib_listing") if ("d3d12" in ev.groups[0] or "dxcore" in ev.groups[0])
@@ -75,7 +82,7 @@ def windows_side(log, ctx):
             or "(46)" in ev.groups[0]][:1]
     evidence = dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + unknown_driver + busy
     evidence += log.all("wsl_lib_missing")[:1] + log.all("smi_tcc")[:1] + log.all("nvc_dxcore_failed")[:1]
-    evidence += no_cuda_listing(log)
+    evidence += no_cuda_listing(log) + no_gpu_pv_listing(log)
     # WSL's nvidia-smi reached its NVML (the Windows driver's), which found no driver behind it: no GPU given to WSL
     shutdown = log.all("smi_nvml_shutdown")[:1]
     evidence += (log.all("smi_no_driver")[:1] + shutdown) if shutdown else []

@@ -10,6 +10,9 @@ LXSS_LIB = r"C:\Windows\System32\lxss\lib"
 
 
 def check(log, ctx):
+    readlink = log.first("wsl_readlink")
+    if readlink:
+        return _read_as_link(readlink)
     evidence = log.all("wsl_not_symlink")[:2]
     if not evidence:
         return None
@@ -23,3 +26,15 @@ def check(log, ctx):
             "update brings the copies back)", folder=LXSS_LIB)
     return Finding(ID, t("ldconfig: {name} is not a symbolic link (harmless in WSL2)", name=name), lines(evidence),
                    cause, fix, "", harmless=True, rank=93)
+
+
+def _read_as_link(ev):
+    """A program that reads WSL's libcuda.so.1 as a link (Python's os.readlink: EINVAL on a file that is none)."""
+    cause = t("The program reads {name} as a symbolic link (readlink), but the NVIDIA Windows driver ships it to WSL 2 "
+              "as a plain copy of libcuda.so.1.1, so the call fails with EINVAL.", name=ev.groups[0])
+    fix = t("make the program accept a file that is not a link (os.path.realpath, or os.path.islink before "
+            "os.readlink); or replace the copies by symbolic links to libcuda.so.1.1 in an elevated Windows prompt in "
+            "{folder}: `del libcuda.so libcuda.so.1`, `mklink libcuda.so libcuda.so.1.1`, `mklink libcuda.so.1 "
+            "libcuda.so.1.1`, then `wsl --shutdown` (a driver update brings the copies back)", folder=LXSS_LIB)
+    return Finding(ID, t("{name} is a copy, not a symbolic link, in WSL 2", name=ev.groups[0]), [ev.line], cause, fix,
+                   "", rank=60)
