@@ -141,7 +141,7 @@ def _ngc_image(log, ctx, said):
     cause = t("NVIDIA's image checked the GPU at start: {gpu} is newer than the GPUs this release of the image is "
               "built for (\"not yet supported in this version of the container\"), so its CUDA libraries have no code "
               "for it.", gpu=gpu)
-    fix = t("use a newer release of the image: a later tag of the NGC image (the `FROM nvcr.io/nvidia/...:YY.MM` line "
+    fix = t("use a newer release of the image: a later tag of the NGC image (the YY.MM tag in the `FROM` line "
             "of the Dockerfile), whose CUDA knows this GPU; NVIDIA's framework support matrix lists each release's "
             "CUDA and GPUs")
     evidence = [said.line] + [ev.line for ev in log.all("ngc_no_supported_gpu")[:1]]

@@ -50,13 +50,13 @@ def test_driver_not_detected_is_no_gpu_visible_with_gpus_all():
 
 
 def test_the_shmem_notes_docker_run_is_no_run_of_the_user():
-    text = "$ docker run -it nvcr.io/nvidia/tensorflow:23.03-tf2-py3\n" + BANNER + NO_DRIVER + SHMEM
+    text = "$ docker run -it registry.example.org/nvidia/tensorflow:23.03-tf2-py3\n" + BANNER + NO_DRIVER + SHMEM
     top = diagnose.explain(text, FACTS).findings[0]
     assert top.id == "no-gpu-visible" and top.evidence[0] == 1  # the user's run, without --gpus
 
 
 def test_toolkit_missing_outranks_the_driver_check():
-    text = ("$ docker run --gpus all -it nvcr.io/nvidia/tensorflow:23.03-tf2-py3\n"
+    text = ("$ docker run --gpus all -it registry.example.org/nvidia/tensorflow:23.03-tf2-py3\n"
             "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].\n"
             + BANNER + NO_DRIVER)
     assert ids(text)[0] == "container-toolkit-missing"
