@@ -1,6 +1,7 @@
 """The catalogue of the container runtimes' messages: Docker (moby, the docker CLI), Podman and crun, Compose,
-Kubernetes and NVIDIA's device plugin, the NVIDIA container toolkit and libnvidia-container, Jetson's runtime (see
-builder.diagnose.patterns for how entries are made; each message's source: builder/diagnose/rules/SOURCES.md).
+Kubernetes and NVIDIA's device plugin, the NVIDIA container toolkit and libnvidia-container, Jetson's runtime, NVIDIA's
+NGC images' start-up checks (see builder.diagnose.patterns for how entries are made; each message's source:
+builder/diagnose/rules/SOURCES.md).
 
 Docker and Podman hand back the OCI hook's stderr inside their own error line ("error running hook #0: ... stderr:
 nvidia-container-cli: ..."), so these patterns match the inner message wherever it sits on the line."""
@@ -110,4 +111,40 @@ CONTAINER += [
                                r"Failed to start nvml with error:? {0,2}could not load NVML library)",
                                "Insufficient nvidia.com/gpu", "If this is a GPU node", "Incompatible strategy detected",
                                "No devices found. Waiting indefinitely", "Failed to start nvml with error")),
+]
+
+# NVIDIA's NGC images check the container at start: nvidia_entrypoint.sh and /opt/nvidia/entrypoint.d/*.sh (the
+# banner, the driver check 50-gpu-driver-check.sh, checkSMVER.sh / the SM version check, the driver version and
+# forward-compatibility check, the MOFED and SHMEM notes); sources in builder/diagnose/rules/SOURCES.md
+NGC = [
+    # "ERROR: This container was built for NVIDIA Driver Release %s or later, but\n       version %s was detected and
+    # compatibility mode is UNAVAILABLE." (pastes reflow it: "or later,\n but version", "butversion")
+    ("ngc_driver", _p(r"This container was built for NVIDIA Driver Release ([\d.]{2,20}) or later,?\s{0,20}"
+                      r"(?:>\s{1,10})?but\s{0,20}(?:>\s{1,10})?version ([\d.]{2,20}) was detected",
+                      "This container was built for NVIDIA Driver", span=True)),
+    # the same check's status line under it: "[[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]", "[[Forward
+    # compatibility was attempted on non supported HW (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE) cuInit()=804]]"
+    ("ngc_compat_status", _p(r"\[\[\s?([^\]\n]{2,200}?)\s?\]\]", "[[")),
+    # the driver check: no libcuda.so.1 or no /dev/nvidiactl (/dev/dxg, /dev/nvgpu) in the container
+    ("ngc_no_driver", _p(r"The NVIDIA Driver was not detected\.\s{1,4}GPU functionality will not be available",
+                         "The NVIDIA Driver was not detected")),
+    # checkSMVER: "WARNING: Detected %s GPU, which is not yet supported in this version of the container" (the GPU's
+    # compute capability above the image's MAXSMVER major), then "ERROR: No supported GPU(s) detected to run this
+    # container"; not its "may not yet be supported" (a newer minor of a built major: it runs)
+    ("ngc_sm_too_new", _p(r"Detected ([^\n]{1,80}?) GPU,? which is not yet supported in this version of (?:the )?"
+                          r"container", "which is not yet supported in this version of")),
+    ("ngc_no_supported_gpu", _p(r"No supported GPU\(s\) detected to run this container")),
+    # advice, never a cause: "NOTE: The SHMEM allocation limit is set to the default of 64MB.  This may be
+    # insufficient for %s.  NVIDIA recommends the use of the following flags:" and its `docker run ... --ipc=host` line
+    ("ngc_shmem", _p(r"The SHMEM allocation limit is set to the default of 64MB", "SHMEM allocation limit")),
+    # "NOTE: MOFED driver for multi-node communication was not detected.", "NOTE: MOFED driver was detected, but
+    # nv_peer_mem driver was not detected."
+    ("ngc_mofed", _p(r"MOFED driver (?:for multi-node communication was not detected|was detected, but nv_peer_mem)",
+                     "MOFED driver ")),
+    # the banner: "NVIDIA Release 23.03-tf2 (build 56394584)", "Container image Copyright (c) 2023, NVIDIA
+    # CORPORATION & AFFILIATES.", the license lines, the framed name ("== TensorFlow ==", "== CUDA ==")
+    ("ngc_banner", _p(r"(?m)(NVIDIA Release [\w.-]{0,30} ?\(build \d{1,12}\)|Container image (?:Copyright )?\(c\) "
+                      r"[\d, -]{4,12}NVIDIA CORPORATION|NVIDIA Deep Learning Container License|"
+                      r"^[ \t]*== [A-Z][\w .+/-]{1,40} ==[ \t]*$)",
+                      "NVIDIA Release", "Container image", "Deep Learning Container License", "== ")),
 ]

@@ -123,16 +123,7 @@ def _no_driver_lines(log):
 def _run_without_gpu(log, ctx, no_driver):
     cause = t("The container was started without a GPU request (`docker run` without `--gpus`), so the NVIDIA "
               "container toolkit put neither the driver's libraries nor the GPU devices into it.")
-    fix = t("start the container with `docker run --gpus all ...` (the host needs the NVIDIA driver and the "
-            "NVIDIA container toolkit; docker compose: a GPU device reservation); pointing LD_LIBRARY_PATH at "
-            "CUDA's compat libraries does not help")
-    # TF's unnamed "Cannot dlopen" / "Could not find cuda drivers" follow from it; a CUDA library named is its own
-    explained = ("libcuda-missing", "no-gpu-harmless", "cuinit-error")
-    if not missing_cuda_runtime.missing(log):
-        explained += ("missing-cuda-runtime",)
-    evidence = [docker_runs(log)[0].line] + [ev.line for ev in no_driver]
-    return Finding(ID, t("No GPU device is visible to TensorFlow"), evidence, cause, fix, tfenv_way(ctx), rank=30,
-                   supersedes=explained)
+    return _without_gpu(log, ctx, cause, [docker_runs(log)[0].line] + [ev.line for ev in no_driver])
 
 
 def _ngc_no_driver(log, ctx, ngc):
@@ -142,12 +133,17 @@ def _ngc_no_driver(log, ctx, ngc):
     cause = t("NVIDIA's image checked at start and found no NVIDIA driver in the container (neither libcuda.so.1 "
               "nor /dev/nvidiactl): it was started without a GPU request, so the NVIDIA container toolkit put "
               "neither the driver's libraries nor the GPU devices into it.")
+    return _without_gpu(log, ctx, cause, [ngc.line] + [ev.line for ev in log.all("smi_not_found")[:1]])
+
+
+def _without_gpu(log, ctx, cause, evidence):
+    """A container started without a GPU request: the fix, and the findings it explains."""
     fix = t("start the container with `docker run --gpus all ...` (the host needs the NVIDIA driver and the "
             "NVIDIA container toolkit; docker compose: a GPU device reservation); pointing LD_LIBRARY_PATH at "
             "CUDA's compat libraries does not help")
+    # TF's unnamed "Cannot dlopen" / "Could not find cuda drivers" follow from it; a CUDA library named is its own
     explained = ("libcuda-missing", "no-gpu-harmless", "cuinit-error")
     if not missing_cuda_runtime.missing(log):
         explained += ("missing-cuda-runtime",)
-    evidence = [ngc.line] + [ev.line for ev in log.all("smi_not_found")[:1]]
     return Finding(ID, t("No GPU device is visible to TensorFlow"), evidence, cause, fix, tfenv_way(ctx), rank=30,
                    supersedes=explained)
