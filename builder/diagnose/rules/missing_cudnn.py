@@ -39,7 +39,9 @@ def check(log, ctx):
         return named if named and named.id == ID else None
     lines = [ev.line for _, ev in found] + [ev.line for ev in others]
     major = next((version_suffix(n).split(".")[0] for n, _ in found if version_suffix(n)), "")
-    program = named = _programs.other_program(log, found)
+    # a program's own words on the line of its note (Paddle's "[Recommend] copy cudnn into CUDA installation
+    # directory") name it even when the paste also holds a TF import (a notebook's traceback header)
+    program = named = _programs.other_program(log, found + [("", ev) for ev in others])
     if not program and found and not ctx.tf and not _programs.tf_log(log):
         # cuDNN's own loader (or Julia's) printed the lines, for a caller the log does not name: not TF's cuDNN 8.1
         program = t("the program")
