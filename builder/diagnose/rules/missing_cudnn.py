@@ -28,6 +28,22 @@ def not_loaded(log, ctx):
     return [(n, ev) for n, ev in log.failed_libraries() if family(n) == "cudnn" or family(n).startswith("cudnn_")]
 
 
+def _wanted(log, ctx, program, major):
+    """(cuDNN, CUDA) the caller wants: another program's own cuDNN major for the CUDA major its other libraries (or
+    that cuDNN) go with; TF's from its tested configurations."""
+    if program:
+        wanted = ctx.cuda_wanted.value or _programs.required_cuda(log)
+        cudnn = major or ("7" if wanted.startswith("10.") else "8")  # cuDNN 7 is the CUDA 10 builds' (Paddle's)
+        return cudnn, (wanted or _RELEASE.get(cudnn, ("", "12"))[1]).split(".")[0]
+    cudnn = cudnn_for_tf(ctx)
+    if not cudnn or (major and not cudnn.startswith(major)):
+        # the major's release and CUDA: the table's for 7-9, else TensorFlow's tested configuration (cuDNN 5: 5.1 with
+        # CUDA 8, TF 1.0-1.2); the CUDA of the log's other libraries wins (TF 0.12's cublas64_80.dll)
+        cudnn, cuda = _RELEASE.get(major) or _tested.cudnn_release(ctx, major) or (major or "8", "11.2")
+        return cudnn, (ctx.cuda_wanted.value if ctx.cuda_wanted.value and major not in _RELEASE else cuda)
+    return cudnn, cuda_for_tf(ctx) or _RELEASE.get(major, ("", "11.2"))[1]
+
+
 def check(log, ctx):
     mixed = mixed_copies(log, ctx)
     if mixed and mixed.id == ID:
