@@ -100,21 +100,6 @@ def check(log, ctx):
     return Finding(ID, title, lines, cause, fix, "" if program else tfenv_way(ctx), rank=36)
 
 
-def _wanted(log, ctx, program, major):
-    """(cuDNN, CUDA) the caller wants: a program's own major for the CUDA major of its other libraries, else TF's."""
-    if program:
-        wanted = ctx.cuda_wanted.value or _programs.required_cuda(log)
-        cudnn = major or ("7" if wanted.startswith("10.") else "8")  # cuDNN 7 is the CUDA 10 builds' (Paddle's)
-        return cudnn, (wanted or _RELEASE.get(cudnn, ("", "12"))[1]).split(".")[0]
-    cudnn = cudnn_for_tf(ctx)
-    if cudnn and not (major and not cudnn.startswith(major)):
-        return cudnn, cuda_for_tf(ctx) or _RELEASE.get(major, ("", "11.2"))[1]
-    # the major's release and CUDA: the table's for 7-9, else TensorFlow's tested configuration (cuDNN 5: 5.1 with
-    # CUDA 8, TF 1.0-1.2), where the CUDA of the log's other libraries wins (TF 0.12's cublas64_80.dll)
-    cudnn, cuda = _RELEASE.get(major) or _tested.cudnn_release(ctx, major) or (major or "8", "11.2")
-    return cudnn, (ctx.cuda_wanted.value if ctx.cuda_wanted.value and major not in _RELEASE else cuda)
-
-
 def _fix(ctx, cudnn, cuda, major):
     if ctx.windows:
         return t("download cuDNN {cudnn} for CUDA {cuda} (NVIDIA login), unzip it and add its bin folder to PATH (or "
