@@ -37,7 +37,7 @@ class Diagnosis:
 
     def undecided(self):
         """What would decide; where the log shows only an NGC image's advice notes, that they are no failure."""
-        notes = not self.findings and (self.log.has("ngc_shmem") or self.log.has("ngc_mofed"))
+        notes = not self.findings and self.log.has("ngc_shmem", "ngc_mofed")
         return (t(NGC_NOTES) + " " if notes else "") + t(UNDECIDED)
 
 

@@ -18,8 +18,9 @@ def check(log, ctx):
         evidence = log.all("pin_memory_frame")[-1:] + log.all("torch_cuda_oom")[:1]
     # ggml-cuda's early CUDA_CHECK abort ("CUDA error 2 at ggml-cuda.cu:%d: out of memory"), before it fell back from
     # a failed pinned buffer: under WSL 2 the pinned buffer is the usual one to fail (GGML_CUDA_NO_PINNED=1 fixed it)
-    ggml = [ev for ev in log.all("oom") if ev.groups[0].startswith("CUDA error 2 at") and "ggml" in ev.groups[0]][:1]
-    if not evidence and ggml:
+    ggml = not evidence and [ev for ev in log.all("oom") if ev.groups[0].startswith("CUDA error 2 at")
+                             and "ggml" in ev.groups[0]][:1]
+    if ggml:
         evidence = ggml
     if not evidence:
         return None
@@ -31,7 +32,7 @@ def check(log, ctx):
             "`GGML_CUDA_NO_PINNED=1`, smaller host buffers or batches for TF; or give the WSL 2 VM more memory "
             "(`memory=` under `[wsl2]` in .wslconfig in your Windows user folder, half the RAM by default; then "
             "`wsl --shutdown`); or run the job on native Linux, where pinned memory is not limited this way")
-    if ggml and evidence == ggml:  # the abort does not say which allocation failed: pinned first, then the GPU's
+    if ggml:  # the abort does not say which allocation failed: pinned first, then the GPU's
         cause = t("ggml-cuda stopped on an allocation that ran out of memory; under WSL 2, which limits pinned "
                   "(page-locked) host memory, that is usually one of its pinned host buffers.")
         fix = t("set GGML_CUDA_NO_PINNED=1 and run again (ggml-cuda then uses ordinary host memory); if it still "
