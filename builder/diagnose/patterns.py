@@ -91,6 +91,10 @@ PATTERNS = LOADER + [
     # `print(tf.config.list_physical_devices('GPU'))` answered by `[]`, perhaps after a version line
     ("gpu_none", _p(r"list_physical_devices\(['\"]GPU['\"]\)[^\n]{0,120}\n(?:[^\n]{0,40}\n)?(?:>>> )?\[\]",
                     "list_physical_devices(", span=2)),
+    # tf.test.is_built_with_cuda() answering False, on its line (a REPL's `False`, a comment) or the next: the TF
+    # installed has no CUDA code at all (tensorflow-cpu, TF >= 2.11 on native Windows), whatever CUDA is installed
+    ("tf_cpu_build", _p(r"is_buil[dt]_with_cuda\(\)\)?(?:[^\n]{0,60}?\b|[^\n]{0,60}\n(?:>>> )?)(?:[Ff]alse|FALSE)\b",
+                        "_with_cuda()", span=2)),
     # the devices TF lists: device_lib.list_local_devices()'s `device_type: "CPU"` and tf.config's
     # `PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')`
     ("device_type", _p(r"device_type(?:: \"|=')(\w{1,20})[\"']", 'device_type: "', "device_type='")),
@@ -131,6 +135,9 @@ PATTERNS = LOADER + [
     ("ptxas_cc", _p(r"ptxas does not support CC (\d{1,2}\.\d)")),
     ("ptxas_arch", _p(r"Value '(sm_\d{2,3})[a-z]?' is not defined for option '(gpu-name|gpu-architecture)'",
                       "is not defined for option 'gpu-")),
+    # nvcc's own check of -arch / -gencode (nvcc fatal: "Unsupported gpu architecture 'compute_86'"): a target this
+    # nvcc does not know, newer than its CUDA or one a later CUDA dropped (compute_30 in CUDA 11)
+    ("nvcc_arch", _p(r"Unsupported gpu architecture '(?:compute|sm)_(\d{2,3})[a-z]?'", "Unsupported gpu architecture")),
     # Python packages
     ("numpy2", _p(r"compiled using NumPy 1\.x cannot be run in\s+NumPy 2", span=True)),
     # numpy 2's own advice closing that message (numpy/_core/_multiarray_umath.py), when the paste starts there

@@ -141,6 +141,8 @@ LOADER = [
     # runtime path found", "Loading binary")
     ("bnb_runtime_missing", _p(r"WARNING! (libcudart\.so|CUDA runtime files) not found in any environmental path",
                                "not found in any environmental path")),
+    # ... and its summary when none was found (generate_instructions: "the main CUDA runtime library was not detected")
+    ("bnb_runtime_missing", _p(r"the main (CUDA runtime) library was not detected", "the main CUDA runtime library")),
     ("bnb_runtime_found", _p(r"(?:Possible options found for libcudart|CUDA runtime path found|CUDA SETUP: Loading "
                              r"binary (?![^\n]{0,300}_cpu\.so))", "Possible options found", "runtime path found",
                              "Loading binary")),
@@ -150,6 +152,13 @@ LOADER = [
     ("bnb_cpu_fallback", _p(r"(Defaulting to libbitsandbytes_cpu\.so|libbitsandbytes_cpu\.so: undefined symbol|"
                             r"CUDA Setup failed despite GPU being available)", "Defaulting to libbitsandbytes_cpu",
                             "libbitsandbytes_cpu.so: undefined", "CUDA Setup failed despite")),
+    # PyTorch's own checks (torch/cuda/__init__.py _lazy_init): a CPU-only build asked for the GPU ...
+    ("torch_cpu_build", _p(r"Torch not compiled with CUDA enabled")),
+    # ... and torch/backends/cudnn/__init__.py _init: the cuDNN loaded is not the one it was built with (1.x: "but
+    # linked against 7102", 2.x: "but found runtime version (8, 5, 0)"; two spaces after "compiled" in 2.x)
+    ("torch_cudnn_mismatch", _p(r"cuDNN version incompatibility: PyTorch was compiled\s+against (\(?[\d, .]{1,20}\)?)"
+                                r" but (?:linked against|found runtime version) (\(?[\d, .]{1,20}\)?)",
+                                "cuDNN version incompatibility", span=True)),
     # TF 2.14+ says this instead of naming libcuda.so.1 when no driver is installed
     ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
     # the program that asked for the library when it is not TF: its own words or its package folder in a path

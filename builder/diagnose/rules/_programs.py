@@ -159,7 +159,25 @@ def finding(log, ctx):
                   "ones found first).")
         return Finding(RUNTIME, t("JAX runs on the CPU: no CUDA backend"), [fallback[0].line], cause,
                        _program_note("JAX", ctx), "", rank=32)
+    cpu_torch = log.first("torch_cpu_build")
+    if cpu_torch:
+        return _torch_cpu_build(ctx, cpu_torch)
     return None
+
+
+def _torch_cpu_build(ctx, ev):
+    """PyTorch's _lazy_init when torch._C has no CUDA in it (torch/cuda/__init__.py): the build installed is the
+    CPU-only one, which no CUDA, cuDNN or driver install changes; pip's default torch on Windows is that build."""
+    cause = t("The PyTorch installed is a CPU-only build (`torch.version.cuda` prints None): it has no CUDA code, so "
+              "no CUDA, cuDNN or driver install makes it use the GPU.")
+    if ctx.windows:
+        cause += " " + t("On Windows a plain `pip install torch` installs that build.")
+    fix = t("in that environment `pip uninstall torch` (and torchvision, torchaudio), then install a CUDA build: the "
+            "`pip install torch --index-url <PyTorch's wheel index>/whl/cu121` command that pytorch.org's selector "
+            "gives for a CUDA your driver runs (cu118, cu121, ...), or with conda `conda install pytorch "
+            "pytorch-cuda=12.1 -c pytorch -c nvidia`; check with `python -c \"import torch; "
+            "print(torch.version.cuda, torch.cuda.is_available())\"`")
+    return Finding(RUNTIME, t("PyTorch is a CPU-only build"), [ev.line], cause, fix, "", rank=32)
 
 
 def numba_finding(log, ctx):

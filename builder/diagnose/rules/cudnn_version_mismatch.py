@@ -21,10 +21,39 @@ def dotted(version):
     return f"{version[0]}.{version[1]}.{int(version[2:])}"
 
 
+def _version(text):
+    """PyTorch's cuDNN version as printed: a tuple "(8, 9, 2)" (2.x) or an int "7102" / "8200" (1.x) -> "8.9.2"."""
+    parts = [p for p in text.strip("() .").replace(",", " ").split() if p.isdigit()]
+    return ".".join(parts) if len(parts) > 1 else dotted(text.strip(" ."))
+
+
+def _pytorch(log, ctx, ev):
+    """PyTorch's pip wheels bring the cuDNN they were built with (nvidia-cudnn-cu*, or in torch's own lib folder on
+    Windows): a cuDNN of another version found first on the library path is loaded instead."""
+    built, loaded = _version(ev.groups[0]), _version(ev.groups[1])
+    cause = t("PyTorch was built with cuDNN {built} and ships it with its wheels, but the cuDNN found first on the "
+              "library path is {loaded}: another copy (a system cuDNN, another CUDA tree, a conda package) shadows "
+              "the bundled one.", built=built, loaded=loaded)
+    if ctx.windows:
+        where = t("remove the folder of the other cuDNN from PATH (`where cudnn64_{major}.dll` lists the copies in "
+                  "PATH order) and open a new terminal", major=vkey(loaded)[0] if vkey(loaded) else "8")
+    elif ctx.linux_like:
+        where = t("take the folder of the other cuDNN off LD_LIBRARY_PATH (`echo $LD_LIBRARY_PATH`; `unset "
+                  "LD_LIBRARY_PATH` to test) so the cuDNN PyTorch bundles loads")
+    else:
+        where = t("take the folder of the other cuDNN off the library path (Linux: LD_LIBRARY_PATH, `unset "
+                  "LD_LIBRARY_PATH` to test; Windows: PATH, `where cudnn64_{major}.dll` lists the copies) so the cuDNN "
+                  "PyTorch bundles loads", major=vkey(loaded)[0] if vkey(loaded) else "8")
+    fix = t("{where}; or install cuDNN {built} in its place", where=where, built=built)
+    return Finding(ID, t("cuDNN {loaded} was loaded; PyTorch was compiled with {built}", loaded=loaded, built=built),
+                   [ev.line], cause, fix, "", rank=35, supersedes=("cudnn-init-failed", "missing-cudnn"))
+
+
 def check(log, ctx):
     ev = log.first("cudnn_mismatch")
     if not ev:
-        return None
+        torch = log.first("torch_cudnn_mismatch")
+        return _pytorch(log, ctx, torch) if torch else None
     loaded, built = dotted(ev.groups[0]), dotted(ev.groups[1])
     want = "{}.{}".format(*vkey(built)[:2]) if len(vkey(built)) > 1 else built
     major = vkey(built)[0]

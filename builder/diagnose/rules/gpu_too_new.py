@@ -24,6 +24,12 @@ def check(log, ctx):
     if arch:  # sm_86, gpu-name (ptxas) or gpu-architecture (nvcc)
         target, option = arch.groups
         return _old_ptxas(ctx, f"{target[3:-1]}.{target[-1]}", "ptxas" if option == "gpu-name" else "nvcc", arch.line)
+    # only a target of compute capability 8.0 or newer is newer than that nvcc: no CUDA has dropped one yet, while an
+    # older one may be a target a later CUDA dropped
+    arch = next((ev for ev in log.all("nvcc_arch") if int(ev.groups[0]) >= 80), None)
+    if arch:
+        digits = arch.groups[0]
+        return _old_ptxas(ctx, f"{digits[:-1]}.{digits[-1]}", "nvcc", arch.line)
     said = log.first("ptxas_cc")
     if said:
         return _old_ptxas(ctx, said.groups[0], "ptxas", said.line)

@@ -12,7 +12,8 @@ ID = "windows-gpu-after-210"
 def check(log, ctx):
     newer = ctx.tf and vkey(ctx.tf.value) > vkey(LAST_WINDOWS_GPU_TF)
     # TF <= 2.10 on Windows names the DLL it misses; a Windows TF that sees no GPU and names none is a CPU build.
-    silent = cpu_only(log) and not log.has("load_fail", "cuinit", "opened", "device", "found_device")
+    silent = ((cpu_only(log) or log.has("tf_cpu_build"))
+              and not log.has("load_fail", "cuinit", "opened", "device", "found_device"))
     asked = [ev for ev in log.all("pip_no_version") if ev.groups[0].startswith("tensorflow-gpu")
              and vkey(ev.groups[0].split("=")[-1]) >= (2, 11)][:1]
     # tensorflow[and-cuda] on Windows: pip finds no Linux-only NVIDIA CUDA wheel (at most their placeholders)
@@ -21,7 +22,8 @@ def check(log, ctx):
     # CUDA 12 (the last, 2.10, is built for 11.2), so whatever TF is there cannot use it
     cuda12 = [ev for ev in log.all("nvcc_release") if ctx.windows and not ctx.tf and vkey(ev.groups[0]) >= (12,)
               and not log.has("load_fail", "so_missing", "dll_missing", "dll_load_failed", "opened")][:1]
-    named = log.has("tf_intel", "tf_gpu_placeholder")
+    # tf.test.is_built_with_cuda() said False: outside Linux that is the Windows CPU package
+    named = log.has("tf_intel", "tf_gpu_placeholder") or silent and log.has("tf_cpu_build")
     if not (newer or asked or wheels or cuda12 or named or (ctx.windows and silent)):
         return None
     # Platform unknown, TF >= 2.11 sees no GPU and names no missing library: on Linux it would say what it lacks.
@@ -32,7 +34,8 @@ def check(log, ctx):
                                                  "tf_intel", "cuinit", "tf_gpu_placeholder")):
         return None
     evidence = [ctx.tf.line] + [ev.line for ev in log.all("tf_intel")[:1] + log.all("gpus_available")[:1]
-                                + log.all("gpu_none")[:1] + log.all("tf_gpu_placeholder")[:1] + asked
+                                + log.all("gpu_none")[:1] + log.all("tf_gpu_placeholder")[:1]
+                                + log.all("tf_cpu_build")[:1] + asked
                                 + log.all("device_type")[:1] + wheels + cuda12]
     cause = t("TF {last} was the last release with GPU support on native Windows; from 2.11 the Windows package is a "
               "CPU build (tensorflow-intel), so no CUDA setup makes it see the GPU.", last=LAST_WINDOWS_GPU_TF)
