@@ -172,9 +172,9 @@ def _torch_cpu_build(ctx, ev):
               "no CUDA, cuDNN or driver install makes it use the GPU.")
     if ctx.windows:
         cause += " " + t("On Windows a plain `pip install torch` installs that build.")
-    fix = t("in that environment `pip uninstall torch` (and torchvision, torchaudio), then install a CUDA build: the "
-            "`pip install torch --index-url <PyTorch's wheel index>/whl/cu121` command that pytorch.org's selector "
-            "gives for a CUDA your driver runs (cu118, cu121, ...), or with conda `conda install pytorch "
+    fix = t("reinstall torch with CUDA: in that environment `pip uninstall torch` (and torchvision, torchaudio), then "
+            "install a CUDA build, the `pip install torch --index-url <PyTorch's wheel index>/whl/cu121` command that "
+            "pytorch.org's selector gives for a CUDA your driver runs (cu117, cu118, cu121, ...), or with conda `conda install pytorch "
             "pytorch-cuda=12.1 -c pytorch -c nvidia`; check with `python -c \"import torch; "
             "print(torch.version.cuda, torch.cuda.is_available())\"`")
     return Finding(RUNTIME, t("PyTorch is a CPU-only build"), [ev.line], cause, fix, "", rank=32)
