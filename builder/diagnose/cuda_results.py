@@ -38,6 +38,8 @@ RESULTS = (
     (999, "CUDA_ERROR_UNKNOWN", "cudaErrorUnknown", "unknown error"),
 )
 BY_CODE = {str(code): name for code, name, _, _ in RESULTS}
+# PyCUDA's own short names of these results (src/cpp/cuda.hpp curesult_to_str, stored 8921033344)
+PYCUDA = {"not initialized": 3, "no device": 100, "invalid device": 101, "unknown": 999}
 # every spelling of a result -> its CUresult name (the runtime's names; the plural spelling earlier rules used)
 _NAMES = dict([(runtime, name) for _, name, runtime, _ in RESULTS] + [(name, name) for _, name, _, _ in RESULTS]
               + [("CUDA_ERROR_DEVICES_UNAVAILABLE", "CUDA_ERROR_DEVICE_UNAVAILABLE")])

@@ -361,9 +361,11 @@ def _read_codes(log):
     """A CUDA result printed only as its number (ollama's "cuda driver library init failure: 999", numba's "[802] Call
     to cuInit results in UNKNOWN_CUDA_ERROR") reads as the events its name gives (builder.diagnose.cuda_results); on
     its line it replaces a cuInit event that names no result (numba's UNKNOWN_CUDA_ERROR)."""
+    pycuda = [(ev, str(cuda_results.PYCUDA.get(ev.groups[0], ""))) for ev in log.all("cuinit_pycuda")]
     for code_kind in ("cuinit_code", "cuda_code"):
-        for ev in log.all(code_kind):
-            for kind, groups in cuda_results.as_events(code_kind, ev.groups[0]):
+        coded = [(ev, ev.groups[0]) for ev in log.all(code_kind)] + (pycuda if code_kind == "cuinit_code" else [])
+        for ev, code in coded:
+            for kind, groups in cuda_results.as_events(code_kind, code):
                 found = log.events.setdefault(kind, [])
                 if kind == "cuinit":
                     found[:] = [e for e in found if e.line != ev.line or cuda_results.names_in(e.groups[0])]

@@ -291,9 +291,10 @@ DEVICE = [
     # DeepFaceLab's device check (nnlib), TF's minimum applied before TF starts: no GPU of that capability
     ("no_capable_device", _p(r"No CUDA device found with minimum required compute capability (\d{1,2}\.\d)")),
     # cuda_gpu_executor.cc / cuda_executor.cc read the sysfs node; gpu_device.cc and pluggable_device_factory.cc
-    # (DirectML, Metal) say "Could not identify NUMA node of platform GPU id/ID N, defaulting to 0"
+    # (DirectML, Metal) say "Could not identify NUMA node of platform GPU id/ID N, defaulting to 0"; TF 0.x-1.x's
+    # gpu_device.cc named the device: "Could not identify NUMA node of /job:localhost/replica:0/task:0/gpu:0"
     ("numa", _p(r"(successful NUMA node read from SysFS had negative value|could not open file to read NUMA node|"
-                r"Could not identify NUMA node of platform GPU)",
+                r"Could not identify NUMA node of (?:platform GPU|/job:))",
                 "NUMA node read from SysFS", "to read NUMA node", "identify NUMA node")),
 ]
 

@@ -47,6 +47,13 @@ LOADER = [
     # glibc's dlerror (elf/dl-load.c N_("cannot open shared object file")), also as zh_CN.po translates it
     ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4})(?:: cannot open shared object file|\s?[:：]\s?"
                       r"无法打开共享对象文件)", 'cannot open shared object file', '无法打开共享对象文件')),
+    # the same dlerror reworded by R's torch package (lantern's loader): "%s: Unable to open shared object file"
+    ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4}): Unable to open shared object file",
+                      "Unable to open shared object file")),
+    # Lua Torch's cudnn.torch (cudnn/ffi.lua): "'libcudnn (R5) not found in library path." then "Then make sure
+    # files named as libcudnn.so.5 or libcudnn.5.dylib are placed in your library load path"
+    ("so_missing", _p(r"'libcudnn \(R\d{1,2}\) not found in library path\.[^\n]*\n(?:[^\n]*\n){0,3}?[^\n]*?"
+                      r"files named as (libcudnn\.so\.\d{1,2})", "libcudnn (R", span=5)),
     # glibc's symbol lookup (elf/dl-lookup.c "undefined symbol: %s%s%s", with ", version %s") and version check
     # (elf/dl-version.c "version `%s' not found (required by %s)"): a library loaded beside another copy of the one
     # it was built with

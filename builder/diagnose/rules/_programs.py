@@ -131,6 +131,8 @@ def finding(log, ctx):
     ort = provider[:1] + log.all("ort_cuda_provider")[:1]
     # a cuDNN library named as the provider's missing dependency is missing-cudnn's to read
     if ort and not any(family(n).startswith("cudnn") for n, _ in log.failed_libraries()):
+        if not provider and any("CUDA_PATH is set" in log.line_text(ev.line) for ev in ort):
+            return _ort_cuda_path(ctx, ort)
         versions = [ev.groups for ev in log.all("ort_cuda_provider") if ev.groups[0]]
         cuda, cudnn = (versions[0][1], versions[0][0]) if versions else ("", "")
         need = (t("CUDA {cuda}.x and cuDNN {cudnn}.x", cuda=cuda, cudnn=cudnn) if cuda else
@@ -165,6 +167,22 @@ def finding(log, ctx):
     return None
 
 
+def _ort_cuda_path(ctx, ort):
+    """ONNX Runtime's bindings when the provider did not load and CUDA_PATH is set (onnxruntime_pybind_state.cc):
+    CUDA_PATH is the CUDA toolkit installer's, so a toolkit is there; what is missing is then cuDNN, which the toolkit
+    does not bring, or the toolkit of the other CUDA major than the build's."""
+    cause = t("ONNX Runtime's CUDA provider did not load although CUDA_PATH is set: the CUDA toolkit's installer sets "
+              "it, so a toolkit is there. What the provider lacks is then cuDNN, which comes apart from the toolkit, "
+              "or a toolkit of the CUDA major the build needs.")
+    where = (t("put cuDNN's bin folder on PATH (or copy its DLLs into CUDA_PATH\\bin) and open a new terminal")
+             if ctx.windows else t("put cuDNN's lib folder on LD_LIBRARY_PATH"))
+    fix = t("install the cuDNN the onnxruntime-gpu build needs, cuDNN 8 (cudnn64_8.dll) for 1.18 and earlier, cuDNN 9 "
+            "(cudnn64_9.dll) for 1.19 and later, and {where}; check that the CUDA toolkit is of the build's major "
+            "too: {table}", where=where, table=ort_requirements())
+    return Finding(CUDNN, t("ONNX Runtime cannot load its CUDA provider: cuDNN"), [ev.line for ev in ort], cause, fix,
+                   "", rank=32)
+
+
 def _torch_cpu_build(ctx, ev):
     """PyTorch's _lazy_init when torch._C has no CUDA in it (torch/cuda/__init__.py): the build installed is the
     CPU-only one, which no CUDA, cuDNN or driver install changes; pip's default torch on Windows is that build."""
@@ -174,8 +192,8 @@ def _torch_cpu_build(ctx, ev):
         cause += " " + t("On Windows a plain `pip install torch` installs that build.")
     fix = t("reinstall torch with CUDA: in that environment `pip uninstall torch` (and torchvision, torchaudio), then "
             "install a CUDA build, the `pip install torch --index-url <PyTorch's wheel index>/whl/cu121` command that "
-            "pytorch.org's selector gives for a CUDA your driver runs (cu117, cu118, cu121, ...), or with conda `conda install pytorch "
-            "pytorch-cuda=12.1 -c pytorch -c nvidia`; check with `python -c \"import torch; "
+            "pytorch.org's selector gives for a CUDA your driver runs (cu117, cu118, cu121, ...), or with conda "
+            "`conda install pytorch pytorch-cuda=12.1 -c pytorch -c nvidia`; check with `python -c \"import torch; "
             "print(torch.version.cuda, torch.cuda.is_available())\"`")
     return Finding(RUNTIME, t("PyTorch is a CPU-only build"), [ev.line], cause, fix, "", rank=32)
 

@@ -40,17 +40,17 @@ def check(log, ctx):
         cause = t("The NVIDIA driver on the host is older than the image requires (driver {minimum}); the toolkit "
                   "checks this before the container starts.", minimum=minimum)
         title = t("The host's NVIDIA driver is too old for this image")
+    earlier = t("or use an earlier CUDA container (an image built for an older CUDA that this driver runs)")
     if minimum and cuda:
         fix = t("update the NVIDIA driver on the host to {minimum} or newer, the minimum of CUDA {cuda} (the host "
-                "driver is the one the container uses; then reboot), or use an image built for an older CUDA that this "
-                "driver runs", minimum=minimum, cuda=cuda)
+                "driver is the one the container uses; then reboot), {earlier}", minimum=minimum, cuda=cuda,
+                earlier=earlier)
     elif minimum:
         fix = t("update the NVIDIA driver on the host to {minimum} or newer (the host driver is the one the container "
-                "uses; then reboot), or use an image built for an older CUDA that this driver runs", minimum=minimum)
+                "uses; then reboot), {earlier}", minimum=minimum, earlier=earlier)
     else:
         fix = t("update the NVIDIA driver on the host to one whose `nvidia-smi` shows CUDA Version {cuda} or higher "
-                "(the host driver is the one the container uses; then reboot), or use an image built for an older "
-                "CUDA that this driver runs", cuda=cuda)
+                "(the host driver is the one the container uses; then reboot), {earlier}", cuda=cuda, earlier=earlier)
     return Finding(ID, title, lines(evidence), cause, fix,
                    t("`tfenv doctor` names the environments whose CUDA this driver runs"), rank=5,
                    supersedes=("driver-too-old",))
