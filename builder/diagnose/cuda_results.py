@@ -51,6 +51,14 @@ _KINDS = {"CUDA_ERROR_INSUFFICIENT_DRIVER": "insufficient_driver",
           "CUDA_ERROR_STUB_LIBRARY": "stub_libcuda", "CUDA_ERROR_SYSTEM_NOT_READY": "system_not_ready"}
 
 
+def code_of_text(text):
+    """The number of a result named by PyCUDA's short name ("no device") or by the error-string text ("unknown
+    error"), '' when neither names one."""
+    text = text.strip()
+    code = PYCUDA.get(text) or next((c for c, _, _, words in RESULTS if words == text), "")
+    return str(code)
+
+
 def canonical(name):
     """The CUresult name of a result named either way ("cudaErrorUnknown" -> "CUDA_ERROR_UNKNOWN"), else `name`."""
     return _NAMES.get(name, name)

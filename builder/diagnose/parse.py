@@ -361,7 +361,7 @@ def _read_codes(log):
     """A CUDA result printed only as its number (ollama's "cuda driver library init failure: 999", numba's "[802] Call
     to cuInit results in UNKNOWN_CUDA_ERROR") reads as the events its name gives (builder.diagnose.cuda_results); on
     its line it replaces a cuInit event that names no result (numba's UNKNOWN_CUDA_ERROR)."""
-    pycuda = [(ev, str(cuda_results.PYCUDA.get(ev.groups[0], ""))) for ev in log.all("cuinit_pycuda")]
+    pycuda = [(ev, cuda_results.code_of_text(ev.groups[0])) for ev in log.all("cuinit_pycuda")]
     for code_kind in ("cuinit_code", "cuda_code"):
         coded = [(ev, ev.groups[0]) for ev in log.all(code_kind)] + (pycuda if code_kind == "cuinit_code" else [])
         for ev, code in coded:

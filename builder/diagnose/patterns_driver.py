@@ -90,8 +90,9 @@ DRIVER = [
     # err: %d") and numba's when its own table lacks the code (driver.py: CudaAPIError "[%s] %s" of "Call to %s results
     # in %s" with UNKNOWN_CUDA_ERROR; newer numba "... UNKNOWN_CUDA_ERROR (%d)" is the cuinit pattern's)
     # PyCUDA's driver errors (src/cpp/cuda.hpp: "%s failed: %s", the call and its own short name of the CUresult,
-    # "cuInit failed: unknown", "cuInit failed: no device"): read as the result's number (cuda_results.PYCUDA)
-    ("cuinit_pycuda", _p(r"cuInit failed: ([a-z ]{2,40}?)\s*$", "cuInit failed: ")),
+    # "cuInit failed: unknown", "cuInit failed: no device"; later ones the error string's text, "unknown error"): read
+    # as the result's number (cuda_results.code_of_text)
+    ("cuinit_pycuda", _p(r"cuInit failed: ([A-Za-z -]{2,60}?)\s*$", "cuInit failed: ")),
     ("cuinit_code", _p(r"(?:cuda driver library init failure|cuInit err): (\d{1,4})\b", "init failure: ",
                        "cuInit err: ")),
     ("cuinit_code", _p(r"\[(\d{1,4}) ?\] ?[Cc]all to cuInit results in UNKNOWN_CUDA_ERROR",

@@ -17,6 +17,21 @@ def libcuda_failures(log):
         ("libnvidia-ml.so.1", ev) for kind in ("nvml_init", "smi_no_nvml") for ev in log.all(kind)[:1]][:1]
 
 
+def module_failures(log):
+    """modprobe finding no NVIDIA kernel module, or refusing one, other than nvidia-uvm (kmod's name or a packaging's,
+    nvidia-331-updates-uvm): the unified-memory module alone missing sits beside a loaded driver and is cuInit's
+    CUDA_ERROR_UNKNOWN (cuinit-error), not a driver that does not load. The first of each kind."""
+    return [ev for kind in ("kmod_not_found", "modprobe_refused")
+            for ev in [e for e in log.all(kind) if "uvm" not in log.line_text(e.line)][:1]]
+
+
+def uvm_module_missing(log):
+    """kmod finds no nvidia-uvm module while the driver's own module and nvidia-smi show no failure."""
+    if module_failures(log) or log.has("smi_no_driver"):
+        return []
+    return [ev for ev in log.all("kmod_not_found") if "uvm" in ev.groups[0]][:1]
+
+
 def driver_not_loaded(ev):
     """NVML's NVML_ERROR_DRIVER_NOT_LOADED (9): its library loaded, the kernel module did not answer."""
     return ev.kind == "nvml_init" and ev.groups[0] in ("9", "NVML_ERROR_DRIVER_NOT_LOADED", "NVMLError_DriverNotLoaded",

@@ -131,7 +131,7 @@ def finding(log, ctx):
     ort = provider[:1] + log.all("ort_cuda_provider")[:1]
     # a cuDNN library named as the provider's missing dependency is missing-cudnn's to read
     if ort and not any(family(n).startswith("cudnn") for n, _ in log.failed_libraries()):
-        if not provider and any("CUDA_PATH is set" in log.line_text(ev.line) for ev in ort):
+        if any("CUDA_PATH is set" in log.line_text(ev.line) for ev in log.all("ort_cuda_provider")):
             return _ort_cuda_path(ctx, ort)
         versions = [ev.groups for ev in log.all("ort_cuda_provider") if ev.groups[0]]
         cuda, cudnn = (versions[0][1], versions[0][0]) if versions else ("", "")

@@ -5,6 +5,7 @@ from builder.diagnose import cuda_results
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines
+from builder.diagnose.rules._gpu import uvm_module_missing
 
 ID = "cuinit-error"
 # Results with a rule of their own: no device, no driver (303), old driver, driver mismatch, compat libcuda.
@@ -93,10 +94,7 @@ def check(log, ctx):
     others += log.all("cuda_unknown")[:1]
     others += [ev for ev in log.all("cuda_error_text") if "busy" in ev.groups[0]][:1]  # DEVICES_UNAVAILABLE's words
     others += log.all("cuda_status_text")[:1] + log.all("gpu_lost")[:1] + log.all("gsp_timeout")[:1]
-    # no nvidia-uvm module beside a loaded driver: cuInit answers CUDA_ERROR_UNKNOWN (the default's fix loads it);
-    # without the nvidia module itself, or with nvidia-smi failing, the driver is not loaded (libcuda-missing)
-    if not (log.has("smi_no_driver") or any("uvm" not in ev.groups[0] for ev in log.all("kmod_not_found"))):
-        others += [ev for ev in log.all("kmod_not_found") if "uvm" in ev.groups[0]][:1]
+    others += uvm_module_missing(log)  # cuInit answers CUDA_ERROR_UNKNOWN then: the default's fix loads the module
     # 802 itself, or the fabric manager named beside a failed device count / cuInit
     fabric = [ev for ev in log.all("system_not_ready") if "abric" not in ev.groups[0] or
               log.has("cuda_device_count", "cuinit", "cuda_error")][:1]

@@ -9,6 +9,7 @@ from builder.diagnose.rules._gpu import (
     gpu_expected,
     libcuda_failures,
     link_step_failures,
+    module_failures,
     singularity_without_nv,
 )
 
@@ -78,11 +79,9 @@ def _no_kernel_module(log, ctx):
         return None
     if ctx.windows:
         return _windows_no_driver(log, ctx)
-    # nvidia-uvm alone (kmod's name or the packaging's, nvidia-331-updates-uvm) is the unified-memory module beside
-    # a loaded driver: cuInit's CUDA_ERROR_UNKNOWN (cuinit-error), not a driver that does not load
-    refused = [ev for ev in log.all("modprobe_refused") if "uvm" not in log.line_text(ev.line)][:1]
-    evidence = [ev for ev in log.all("kmod_not_found") if "uvm" not in ev.groups[0]][:1] + refused + log.all(
-        "smi_no_driver")[:1]
+    modules = module_failures(log)
+    refused = [ev for ev in modules if ev.kind == "modprobe_refused"]
+    evidence = modules + log.all("smi_no_driver")[:1]
     if not evidence:
         return _no_driver_installed(log, ctx)
     reason = refused[0].groups[0] if refused else ""
@@ -99,7 +98,7 @@ def _no_kernel_module(log, ctx):
         cause = t("The nvidia kernel module found no NVIDIA GPU that it drives, so it does not load.")
         fix = t("`lspci | grep -i nvidia` must list the card; a GPU older than the driver's branch needs its legacy "
                 "driver and one newer than the driver a newer driver (`sudo dmesg | grep NVRM` says which)")
-    elif any("uvm" not in ev.groups[0] for ev in log.all("kmod_not_found")):
+    elif any(ev.kind == "kmod_not_found" for ev in modules):
         cause = t("There is no NVIDIA kernel module for the running kernel: after a kernel update, a driver that was "
                   "installed without DKMS (the .run file) has no module built for the new kernel.")
     else:
