@@ -27,6 +27,10 @@ CONTAINER = [
                                  "nvidia-container-cli: requirement error")),
     ("nvc_requirement", _p(r"unsatisfied condition: (cuda|driver|arch|brand) ?(>=|<=|!=|=|>|<) ?([\w.]{1,20})",
                            "unsatisfied condition:")),
+    # nvidia-docker 1.x's own check of the image's com.nvidia.cuda.version label (nvidia-docker/utils.go:
+    # "unsupported CUDA version: driver %s < image %s"): the image's CUDA as the condition's version
+    ("nvc_requirement", _p(r"unsupported (CUDA) version: driver [\d.]{1,10} (<) image ([\d.]{1,10})",
+                           "unsupported CUDA version: driver")),
     ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
                      r"error: ([^\n\\\"]{0,200})", "nvidia-container-cli: ")),
     # (and the runtime itself, which /etc/docker/daemon.json names, gone: `exec: "nvidia-container-runtime": ...`)

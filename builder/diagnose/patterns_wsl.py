@@ -35,15 +35,16 @@ WSL = [
     # shared library"), and PyTorch 2.1's c10/cuda/driver_api.cpp (TORCH_INTERNAL_ASSERT(handle_0) after
     # dlopen("libcuda.so")) say the same of the unversioned name; so does bitsandbytes' summary when its
     # ct.CDLL("libcuda.so") failed (cuda_setup/main.py generate_instructions, 0.37-0.41: "the main CUDA library was
-    # not detected", where "the main CUDA runtime library" is libcudart's)
+    # not detected", where "the main CUDA runtime library" is libcudart's), and Taichi's CUDA driver loader
+    # (taichi/rhi/cuda/cuda_driver.cpp load_lib: TI_WARN("{} lib not found.") with lib_linux = "libcuda.so")
     ("libcuda_unversioned", _p(r"(libcuda\.so: cannot open shared object file|libcuda\.so not found|"
                                r"Failed to dlopen libcuda\.so(?![.\d])|Unable to find cuda lib under the names|"
                                r"Unable to dynamically load the \"cuda\" shared library|"
                                r"handle_0 INTERNAL ASSERT FAILED at \"[^\"\n]{0,60}c10/cuda/driver_api\.cpp|"
-                               r"the main CUDA library was not detected)",
+                               r"the main CUDA library was not detected|libcuda\.so lib not found)",
                                "libcuda.so: cannot open", "libcuda.so not found", "Failed to dlopen libcuda.so",
                                "Unable to find cuda lib", 'Unable to dynamically load the "cuda"',
-                               "handle_0 INTERNAL", "the main CUDA library was not")),
+                               "handle_0 INTERNAL", "the main CUDA library was not", "libcuda.so lib not found")),
     # cuda-python 11.x (cuda/_cuda/ccuda.pyx), whose dlopen of libcuda.so failed quietly, at the first driver call:
     # 'Function "cuInit" not found'. The same words come from a libcuda without the symbol (a stub), so unlike the
     # names above it does not say WSL 2 by itself

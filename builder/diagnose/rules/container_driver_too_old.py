@@ -17,6 +17,7 @@ def check(log, ctx):
     if not evidence:
         return None
     what, _, version = evidence[0].groups
+    what = what.lower()  # nvidia-docker 1.x says "CUDA"
     # The image's CUDA: the failed condition, else its NVIDIA_REQUIRE_CUDA as the hook passed it (--require=cuda>=X);
     # a brand= or driver condition beside it is one of the image's Tesla-only exceptions, which failed with it.
     wanted = version if what == "cuda" else next(

@@ -79,7 +79,8 @@ def check(log, ctx):
     else:
         where = t("find the other copy (Linux: `ldconfig -p | grep cudnn`; Windows: `where cudnn64_{major}.dll`) and "
                   "remove it or put cuDNN {want} first", major=major, want=want)
-    fix = (t("install cuDNN {want}; {where}", want=want, where=where) if newer else
+    fix = (t("install cuDNN {built}, the version TF was compiled with (its minor {want} must match); {where}",
+             built=built, want=want, where=where) if newer else
            t("install cuDNN {want} or newer with the same major version; {where}", want=want, where=where))
     if vkey(built) >= (8, 6):
         fix += t("; for TF 2.14+ `pip install tensorflow[and-cuda]` brings the cuDNN wheel it was built with")

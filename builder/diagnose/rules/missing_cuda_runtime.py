@@ -156,11 +156,12 @@ def _linux_fix(found, ctx, cuda):
                  "the CUDA and cuDNN they were built with as NVIDIA's pip wheels; a system CUDA toolkit is not needed, "
                  "and another major version of it does not help")
     release = cuda if cuda and "x" not in cuda else "11.2"
-    fix = t("install the CUDA {release} runtime libraries (NVIDIA's cuda-cudart-{dashed}, cuda-libraries-{dashed} "
-            "packages, or the toolkit) and put their folder on the loader path: `export "
+    fix = t("install the CUDA {release} runtime libraries that provide {names} (NVIDIA's cuda-cudart-{dashed}, "
+            "cuda-libraries-{dashed} packages, or the toolkit) and put their folder on the loader path: `export "
             "LD_LIBRARY_PATH=/usr/local/cuda-{release}/lib64${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}` or list it in "
             "/etc/ld.so.conf.d/ and run `sudo ldconfig` (the loader does not read PATH); in a conda env: `export "
-            "LD_LIBRARY_PATH=$CONDA_PREFIX/lib`", release=release, dashed=release.replace(".", "-"))
+            "LD_LIBRARY_PATH=$CONDA_PREFIX/lib`", release=release, dashed=release.replace(".", "-"),
+            names=", ".join(n for n, _ in found))
     if cuda and vkey(cuda.replace("x", "0"))[:1] == (11,):
         fix += "; " + t("CUDA 11 also comes as pip wheels (nvidia-cuda-runtime-cu11, nvidia-cublas-cu11, ...: add "
                         "each site-packages/nvidia/*/lib to LD_LIBRARY_PATH)")
