@@ -85,14 +85,14 @@ DRIVER = [
     # numba/cuda/cudadrv/driver.py: "Call to cuInit results in %s (%d)")
     ("cuinit", _p(r"(?:operation cuInit\(0\) failed:|Call to cuInit results in)\s*([^\n]{0,300})",
                   "operation cuInit(0) failed", "Call to cuInit results in")),
-    # a CUDA result printed only as its number (builder.diagnose.cuda_results reads it as its name): cuInit's result in
-    # ollama's GPU discovery (discover/gpu_info_nvcuda.c: "cuda driver library init failure: %d", its verbose "cuInit
-    # err: %d") and numba's when its own table lacks the code (driver.py: CudaAPIError "[%s] %s" of "Call to %s results
-    # in %s" with UNKNOWN_CUDA_ERROR; newer numba "... UNKNOWN_CUDA_ERROR (%d)" is the cuinit pattern's)
     # PyCUDA's driver errors (src/cpp/cuda.hpp: "%s failed: %s", the call and its own short name of the CUresult,
     # "cuInit failed: unknown", "cuInit failed: no device"; later ones the error string's text, "unknown error"): read
     # as the result's number (cuda_results.code_of_text)
     ("cuinit_pycuda", _p(r"cuInit failed: ([A-Za-z -]{2,60}?)\s*$", "cuInit failed: ")),
+    # a CUDA result printed only as its number (builder.diagnose.cuda_results reads it as its name): cuInit's result in
+    # ollama's GPU discovery (discover/gpu_info_nvcuda.c: "cuda driver library init failure: %d", its verbose "cuInit
+    # err: %d") and numba's when its own table lacks the code (driver.py: CudaAPIError "[%s] %s" of "Call to %s results
+    # in %s" with UNKNOWN_CUDA_ERROR; newer numba "... UNKNOWN_CUDA_ERROR (%d)" is the cuinit pattern's)
     ("cuinit_code", _p(r"(?:cuda driver library init failure|cuInit err): (\d{1,4})\b", "init failure: ",
                        "cuInit err: ")),
     ("cuinit_code", _p(r"\[(\d{1,4}) ?\] ?[Cc]all to cuInit results in UNKNOWN_CUDA_ERROR",

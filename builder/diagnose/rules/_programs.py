@@ -125,8 +125,8 @@ def ort_requirements():
 
 
 def finding(log, ctx):
-    """ONNX Runtime's CUDA provider or JAX's CUDA plugin failing without naming the library (a missing-cuda-runtime
-    or missing-cudnn Finding), else None."""
+    """ONNX Runtime's CUDA provider or JAX's CUDA plugin failing without naming the library, or a CPU-only PyTorch
+    asked for the GPU (a missing-cuda-runtime or missing-cudnn Finding), else None."""
     provider = [ev for ev in log.all("loadlibrary_failed") if "providers_cuda" in ev.groups[2].lower()]
     ort = provider[:1] + log.all("ort_cuda_provider")[:1]
     # a cuDNN library named as the provider's missing dependency is missing-cudnn's to read
