@@ -34,6 +34,9 @@ def start_hint() -> str:
 
 PING_TIMEOUT = 15.0  # seconds the daemon has to answer any request; TFENV_DOCKER_TIMEOUT overrides
 IMPORT_TIMEOUT = 600.0  # `tfenv base`: the daemon answers an import only once it has unpacked the whole tar
+# a removal (rm -f of a container, rmi): the daemon answers once the writable layer or the image's layers are off the
+# disk, which for a container that installed TF (a GB of wheels) takes longer than a ping on a slow disk
+REMOVAL_TIMEOUT = 600.0
 
 
 def ping_timeout() -> float:
@@ -82,6 +85,7 @@ def bounded_send(send, timeout: float):
       docker-py lifts it the same way for logs and attach.
     - a container's wait: no limit; its answer is the container's exit (the command runs as long as it runs).
     - an image import (`tfenv base`): IMPORT_TIMEOUT; its answer comes only after the whole tar is unpacked.
+    - a container's or an image's removal: REMOVAL_TIMEOUT; its answer comes once its layers are deleted.
     - a stop: docker-py adds the stop's grace period to `timeout`, kept.
     A timeout or a dropped connection becomes DockerUnavailable: one line naming the socket, exit 2.
     """
@@ -93,6 +97,8 @@ def bounded_send(send, timeout: float):
             kwargs["timeout"] = None
         elif path.endswith("/images/create") and "fromSrc=" in request.path_url:
             kwargs["timeout"] = max(timeout, IMPORT_TIMEOUT)
+        elif request.method == "DELETE" and ("/containers/" in path or "/images/" in path):
+            kwargs["timeout"] = max(timeout, REMOVAL_TIMEOUT)
         elif kwargs.get("timeout") is None:
             kwargs["timeout"] = timeout
         try:

@@ -72,6 +72,9 @@ def test_requests_docker_py_sends_without_a_timeout_get_one(sock_path, monkeypat
 LONG_WAITS = {  # the call, and the request the fake daemon holds
     "a container's exit": (lambda c: c.api.wait("tfenv-ci-hung"), "/containers/tfenv-ci-hung/wait"),
     "an image import": (lambda c: c.api.import_image_from_data(b"x", repository="tfenv-ci/hung"), "/images/create"),
+    "a container's removal": (lambda c: c.api.remove_container("tfenv-ci-hung", force=True),
+                              "/containers/tfenv-ci-hung"),
+    "an image's removal": (lambda c: c.api.remove_image("tfenv-ci-hung", force=True), "/images/tfenv-ci-hung"),
 }
 
 
@@ -92,7 +95,7 @@ def test_waits_that_last_as_long_as_the_work_are_not_cut_at_the_timeout(sock_pat
 
         waiter = threading.Thread(target=wait, daemon=True)
         waiter.start()
-        waiter.join(timeout=3)  # three times the timeout: a container may run for hours, an import minutes
+        waiter.join(timeout=3)  # three times the timeout: a container may run for hours, an import or removal minutes
         assert waiter.is_alive() and outcome == []
         assert hung.requests[-1].split("?")[0].endswith(held)
     waiter.join(timeout=10)  # the fake closed the connection: the wait ends
