@@ -27,6 +27,13 @@ def line_of(version):
     return ".".join(str(p) for p in vkey(version)[:2])
 
 
+def compute_capability(target):
+    """A GPU target as CUDA's tools name it, with or without its prefix ('sm_86', '86', 'compute_120') -> '8.6',
+    '12.0'."""
+    digits = target.rsplit("_", 1)[-1]
+    return f"{digits[:-1]}.{digits[-1]}"
+
+
 def dll_name(soname):
     """The Windows name of a Linux soname: lib<stem>.so.<version> -> <stem>64_<version digits>.dll.
 

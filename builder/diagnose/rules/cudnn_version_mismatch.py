@@ -27,23 +27,24 @@ def _version(text):
     return ".".join(parts) if len(parts) > 1 else dotted(text.strip(" ."))
 
 
-def _pytorch(log, ctx, ev):
+def _pytorch(ctx, ev):
     """PyTorch's pip wheels bring the cuDNN they were built with (nvidia-cudnn-cu*, or in torch's own lib folder on
     Windows): a cuDNN of another version found first on the library path is loaded instead."""
     built, loaded = _version(ev.groups[0]), _version(ev.groups[1])
     cause = t("PyTorch was built with cuDNN {built} and ships it with its wheels, but the cuDNN found first on the "
               "library path is {loaded}: another copy (a system cuDNN, another CUDA tree, a conda package) shadows "
               "the bundled one.", built=built, loaded=loaded)
+    major = vkey(loaded)[0] if vkey(loaded) else 8
     if ctx.windows:
         where = t("remove the folder of the other cuDNN from PATH (`where cudnn64_{major}.dll` lists the copies in "
-                  "PATH order) and open a new terminal", major=vkey(loaded)[0] if vkey(loaded) else "8")
+                  "PATH order) and open a new terminal", major=major)
     elif ctx.linux_like:
         where = t("take the folder of the other cuDNN off LD_LIBRARY_PATH (`echo $LD_LIBRARY_PATH`; `unset "
                   "LD_LIBRARY_PATH` to test) so the cuDNN PyTorch bundles loads")
     else:
         where = t("take the folder of the other cuDNN off the library path (Linux: LD_LIBRARY_PATH, `unset "
                   "LD_LIBRARY_PATH` to test; Windows: PATH, `where cudnn64_{major}.dll` lists the copies) so the cuDNN "
-                  "PyTorch bundles loads", major=vkey(loaded)[0] if vkey(loaded) else "8")
+                  "PyTorch bundles loads", major=major)
     fix = t("{where}; or install cuDNN {built} in its place", where=where, built=built)
     return Finding(ID, t("cuDNN {loaded} was loaded; PyTorch was compiled with {built}", loaded=loaded, built=built),
                    [ev.line], cause, fix, "", rank=35, supersedes=("cudnn-init-failed", "missing-cudnn"))
@@ -53,7 +54,7 @@ def check(log, ctx):
     ev = log.first("cudnn_mismatch")
     if not ev:
         torch = log.first("torch_cudnn_mismatch")
-        return _pytorch(log, ctx, torch) if torch else None
+        return _pytorch(ctx, torch) if torch else None
     loaded, built = dotted(ev.groups[0]), dotted(ev.groups[1])
     want = "{}.{}".format(*vkey(built)[:2]) if len(vkey(built)) > 1 else built
     major = vkey(built)[0]

@@ -9,7 +9,7 @@ from builder.diagnose.i18n import t
 from builder.diagnose.rules import _tested
 from builder.diagnose.rules._common import tfenv_way
 from builder.diagnose.rules._programs import other_program
-from builder.diagnose.versions import vkey
+from builder.diagnose.versions import compute_capability, vkey
 
 ID = "gpu-too-new"
 ERRORS = ("CUDA_ERROR_NO_BINARY_FOR_GPU", "cudaErrorNoKernelImageForDevice", "CUDA_ERROR_INVALID_PTX",
@@ -23,13 +23,12 @@ def check(log, ctx):
     arch = log.first("ptxas_arch")
     if arch:  # sm_86, gpu-name (ptxas) or gpu-architecture (nvcc)
         target, option = arch.groups
-        return _old_ptxas(ctx, f"{target[3:-1]}.{target[-1]}", "ptxas" if option == "gpu-name" else "nvcc", arch.line)
+        return _old_ptxas(ctx, compute_capability(target), "ptxas" if option == "gpu-name" else "nvcc", arch.line)
     # only a target of compute capability 8.0 or newer is newer than that nvcc: no CUDA has dropped one yet, while an
     # older one may be a target a later CUDA dropped
     arch = next((ev for ev in log.all("nvcc_arch") if int(ev.groups[0]) >= 80), None)
     if arch:
-        digits = arch.groups[0]
-        return _old_ptxas(ctx, f"{digits[:-1]}.{digits[-1]}", "nvcc", arch.line)
+        return _old_ptxas(ctx, compute_capability(arch.groups[0]), "nvcc", arch.line)
     said = log.first("ptxas_cc")
     if said:
         return _old_ptxas(ctx, said.groups[0], "ptxas", said.line)
@@ -37,7 +36,7 @@ def check(log, ctx):
     errors = log.all("no_kernel_image")[:1] + [ev for ev in log.all("cuda_error") if ev.groups[0] in ERRORS][:1]
     errors += log.all("arch_not_built")[:1]  # PyTorch's capability check: the build has no code for this sm_XX
     built = log.first("arch_not_built")  # sm_89, sm_120: the GPU's compute capability in PyTorch's words
-    cc = ctx.compute_capability.value or (f"{built.groups[0][3:-1]}.{built.groups[0][-1]}" if built else "")
+    cc = ctx.compute_capability.value or (compute_capability(built.groups[0]) if built else "")
     old_cuda = ctx.cuda_wanted.value.startswith("10.") and vkey(cc) >= (8, 0)
     if not (jit or errors or old_cuda):
         return None
