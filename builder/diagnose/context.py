@@ -6,7 +6,7 @@ Every inferred fact keeps the line it came from, so a report can say why it thin
 
 import re
 
-from builder.diagnose.versions import cuda_of_library, dll_name, family, line_of, same_library, vkey
+from builder.diagnose.versions import as_printed, cuda_of_library, dll_name, family, line_of, same_library, vkey
 
 PLATFORMS = ("windows", "wsl1", "wsl2", "linux")
 # TF reads /sys/bus/pci/devices/<bus id>/numa_node for the GPU; a Linux kernel has that file for every PCI device
@@ -248,7 +248,7 @@ def _driver(log):
     for kind in ("kernel_version", "nvrm", "libcuda_version"):
         ev = log.first(kind)
         if ev and vkey(ev.groups[0]):
-            return Fact(".".join(str(p) for p in vkey(ev.groups[0])), ev.line, kind.replace("_", " "))
+            return Fact(as_printed(ev.groups[0]), ev.line, kind.replace("_", " "))
     return Fact("")
 
 

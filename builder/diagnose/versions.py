@@ -22,6 +22,20 @@ def vkey(version):
     return tuple(parts)
 
 
+def as_printed(version):
+    """The numeric parts of a version as the program printed them: '580.173.02)' -> '580.173.02' (driver versions
+    keep their zero: 580.173.2 is another number to a user who compares it with nvidia-smi)."""
+    parts = []
+    for part in str(version or "").split("."):
+        m = _NUMBER.match(part)
+        if not m:
+            break
+        parts.append(m.group())
+        if m.end() < len(part):
+            break
+    return ".".join(parts)
+
+
 def line_of(version):
     """'2.9.3' -> '2.9' (a TensorFlow or CUDA release line)."""
     return ".".join(str(p) for p in vkey(version)[:2])

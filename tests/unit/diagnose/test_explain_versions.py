@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from builder.diagnose.versions import cuda_of_library, family, vkey
+from builder import diagnose
+from builder.diagnose.versions import as_printed, cuda_of_library, family, vkey
+from builder.matrix.facts import facts_from_matrix
 from tests.helpers import matrix
 
 M = matrix()
@@ -85,3 +87,17 @@ def test_other_programs_names(name, fam, release):
     CUDA release), NVRTC's builtins and DLLs (one name per major since 11.2), nvJitLink; cuSPARSE 12 and NCCL 2
     name no CUDA release."""
     assert (family(name), cuda_of_library(name)) == (fam, release)
+
+
+@pytest.mark.parametrize("text,printed", [
+    ("580.173.02", "580.173.02"), ("470.82.01)", "470.82.01"), ("535.104.05  Tue Jun", "535.104.05"),
+    ("418.87", "418.87"), ("v2", ""),
+])
+def test_a_driver_version_reads_as_printed(text, printed):
+    """The kernel module's 580.173.02 stays 580.173.02 (not 580.173.2), the way nvidia-smi shows it."""
+    assert as_printed(text) == printed
+
+
+def test_the_kernel_modules_version_is_shown_with_its_zeros():
+    log = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.173.02  Tue Jun 23 08:38:17 UTC 2026\n"
+    assert diagnose.explain(log, facts_from_matrix(M)).context.driver.value == "580.173.02"
