@@ -181,7 +181,11 @@ def _needle_in_cut(rows, context, needles, strong):
                 if any(pos < cut < pos + len(needle) for cut in cuts):
                     return True
                 pos = joined.find(needle, pos + 1, cuts[-1] + len(needle) - 1)
-        return False
+        # two rows or more cut at one width, and a message whose literal start is whole in one and whose pattern
+        # runs on across the last cut (a hook's "nvidia-container-cli: m" + "ount error: ..."); a log's one longest
+        # line is no cut
+        return len(rows) > 2 and any(m.start() < cuts[-1] < m.end() for needle in filter(joined.__contains__, needles)
+                   for regex in needles[needle] for m in regex.finditer(joined))
     if any(map(joined.__contains__, needles)):  # (a needle across a cut is in the joined rows too)
         return True
     before, after = "".join(line + "\n" for line in context[0]), "".join("\n" + line for line in context[1])

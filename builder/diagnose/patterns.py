@@ -47,8 +47,12 @@ PATTERNS = LOADER + [
     # PyTorch's wording when a driver version is known (c10/cuda/CUDAFunctions.cpp, torch/cuda/__init__.py)
     ("insufficient_driver", _p(r"The NVIDIA driver on your system is too old")),
     # ... and its number: the driver's CUDA (cudaDriverGetVersion: 1000 * major + 10 * minor; 11040 is CUDA 11.4)
-    ("torch_driver_cuda", _p(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)",
+    ("driver_cuda_found", _p(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)",
                              "The NVIDIA driver on your system is too old")),
+    # ... as ethminer and its forks word it (libethash-cuda/CUDAMiner.cpp: "Insufficient CUDA driver: " and
+    # cudaDriverGetVersion's number, the driver's own CUDA)
+    ("insufficient_driver", _p(r"Insufficient CUDA driver: \d{1,6}", "Insufficient CUDA driver: ")),
+    ("driver_cuda_found", _p(r"Insufficient CUDA driver: (\d{4,6})", "Insufficient CUDA driver: ")),
     ("insufficient_driver", _p(r"(cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER)",
                                'cudaErrorInsufficientDriver', 'CUDA_ERROR_INSUFFICIENT_DRIVER')),
     ("compat_not_supported", _p(r"(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|forward compatibility was attempted)",

@@ -115,6 +115,10 @@ CONTAINER += [
                                r"Failed to start nvml with error:? {0,2}could not load NVML library)",
                                "Insufficient nvidia.com/gpu", "If this is a GPU node", "Incompatible strategy detected",
                                "No devices found. Waiting indefinitely", "Failed to start nvml with error")),
+    # the Go NVML bindings the GPU exporters and device plugins use, when libnvidia-ml.so.1 is not in the container
+    # (mindprince/gonvml and NVIDIA/go-nvml's nvlib info: "could not load NVML library"): the runtime that mounts the
+    # driver's libraries did not run for it
+    ("nvml_lib_missing", _p(r"[Cc]ould not load NVML library", "ould not load NVML library")),
 ]
 
 # NVIDIA's NGC images check the container at start: nvidia_entrypoint.sh and /opt/nvidia/entrypoint.d/*.sh (the

@@ -106,14 +106,18 @@ DRIVER = [
     # the runtime's cudaGetErrorString / the driver's cuGetErrorString text behind a code (PyTorch's "Error 500: named
     # symbol not found", "CUDA error: invalid device ordinal", TF's "Status: ..."), for the codes cuinit-error fixes
     # (ggml-cuda's ggml_cuda_init: "%s: failed to initialize CUDA: %s" with cudaGetErrorString's text)
+    # (and glog's CHECK_EQ(error, cudaSuccess) << " " << cudaGetErrorString(error), Caffe's CUDA_CHECK and its kin:
+    # "Check failed: error == cudaSuccess (30 vs. 0) unknown error", the number of CUDA 10's enum or a later one)
     ("cuda_status_text", _p(r"(?:(?:CUDA error|[Ee]rror \d{1,3}|Status|CUresult\(\d{1,3}\)|failed to initialize "
-                            r"CUDA): |-> |error=\d{1,3} : |cuda runtime error \(\d{1,3}\) : )("
+                            r"CUDA): |-> |error=\d{1,3} : |cuda runtime error \(\d{1,3}\) : |"
+                            r"== cudaSuccess \(\d{1,3} vs\. 0\) )("
                             r"named symbol not found|OS call failed or operation not supported on this OS|"
                             r"invalid device ordinal|initialization error|unknown error|PTX JIT compiler library not "
                             r"found|MPS client failed to connect|device doesn't have valid Grid license)",
                             "named symbol not found", "OS call failed", "invalid device ordinal",
                             ": initialization error", ": unknown error", "-> unknown error", "PTX JIT compiler library",
-                            "MPS client failed to connect", "valid Grid license")),
+                            "MPS client failed to connect", "valid Grid license", "vs. 0) unknown error",
+                            "vs. 0) initialization error", "vs. 0) invalid device ordinal")),
     # PyTorch's _lazy_init in a child of a process that had started CUDA (torch/cuda/__init__.py): CUDA after fork()
     ("cuda_status_text", _p(r"Cannot re-initialize CUDA in forked (subprocess)")),
     # PyTorch's wording of cudaErrorInitializationError from the first device count (c10/cuda/CUDAFunctions.cpp)

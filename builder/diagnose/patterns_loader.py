@@ -44,9 +44,14 @@ LOADER = [
     # after the name)
     ("load_fail", _p(r"Couldn't open CUDA library ([\w.+-]{1,100}?)\.?(?= |$)", "Couldn't open CUDA library")),
     ("load_fail", _p(r"Unable to load ([\w.-]{1,100}\.dll)")),
+    # ONNX Runtime 0.x's Windows loader wrapper (its C# and C API exceptions): "kernel32.LoadLibrary():'%s' not found"
+    ("load_fail", _p(r"LoadLibrary\(\):'([\w.+-]{1,100}\.dll)' not found", "LoadLibrary():'")),
     # glibc's dlerror (elf/dl-load.c N_("cannot open shared object file")), also as zh_CN.po translates it
     ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4})(?:: cannot open shared object file|\s?[:：]\s?"
                       r"无法打开共享对象文件)", 'cannot open shared object file', '无法打开共享对象文件')),
+    # ldd's listing of a library's dependencies (glibc elf/rtld.c, trace mode: "\t%s => not found\n"): the loader
+    # would not find that one when the library loads
+    ("so_missing", _p(r"(?m:^[ \t>|]*(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4}) => not found)", " => not found")),
     # the same dlerror reworded by R's torch package (lantern's loader): "%s: Unable to open shared object file"
     ("so_missing", _p(r"(lib[\w+-]{1,60}\.so(?:\.[\d]{1,6}){0,4}): Unable to open shared object file",
                       "Unable to open shared object file")),
@@ -166,10 +171,15 @@ LOADER = [
     ("torch_cudnn_mismatch", _p(r"cuDNN version incompatibility: PyTorch was compiled\s+against (\(?[\d, .]{1,20}\)?)"
                                 r" but (?:linked against|found runtime version) (\(?[\d, .]{1,20}\)?)",
                                 "cuDNN version incompatibility", span=True)),
+    # hashcat's CUDA backend when it cannot load NVRTC (src/backend.c: "Failed to initialize NVIDIA RTC library.",
+    # then per device "CUDA SDK Toolkit installation NOT detected" (6.2: "... or incorrectly installed.") and
+    # "Falling back to OpenCL Runtime")
+    ("hashcat_no_nvrtc", _p(r"(CUDA SDK Toolkit installation NOT detected|Failed to initialize NVIDIA RTC library)",
+                            "CUDA SDK Toolkit installation NOT detected", "Failed to initialize NVIDIA RTC library")),
     # TF 2.14+ says this instead of naming libcuda.so.1 when no driver is installed
     ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
     # the program that asked for the library when it is not TF: its own words or its package folder in a path
-    ("program", _p(r"(onnxruntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|"
+    ("program", _p(r"(onnxruntime|OnnxRuntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|"
                    r"Library [\w.+-]{1,60} is not found|"
                    r"[\w.+-]{1,60}\.(?:dll|so[\d.]{0,12}) is not found or cannot be loaded|"
                    r"Paddle depends on|paddle[\\/]|Cannot load cudnn shared library|copy cudnn into CUDA installation|"
@@ -177,7 +187,7 @@ LOADER = [
                    r"jaxlib|jax_plugins|"
                    r"Unable to load \w{2,12}\. Is it installed\?|[\\/]torch[\\/]|not found in the system path|"
                    r"nvrtc: error|CuPy failed|pygpu|gpuarray|GpuArrayException|tensorflow)",
-                   "onnxruntime", "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx",
+                   "onnxruntime", "OnnxRuntime", "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx",
                    "is not found", "Paddle depends on", "paddle",
                    "copy cudnn into CUDA installation", "Please NOTE: device: ", "Cannot load cudnn", "jaxlib",
                    "jax_plugins",

@@ -115,6 +115,9 @@ WSL = [
     # with its "CUDA error: out of memory" the failing allocation is the pinned one
     ("pin_memory_frame", _p(r"(pin_memory=True|\.pin_memory\(|, in pin_memory\b)", "pin_memory")),
     ("torch_cuda_oom", _p(r"CUDA error: out of memory")),
+    # vLLM turning pinned memory off by itself (vllm/utils.py is_pin_memory_available, cache_engine.py before it):
+    # "Using 'pin_memory=False' as WSL is detected. This may slow down the performance."
+    ("pin_memory_off_wsl", _p(r"pin_memory=False'? as WSL is detected", "as WSL is detected")),
     # names only WSL 2 has (microsoft/WSL's init and docs): Windows' UNC paths to a distribution (\\wsl$\<distro>,
     # \\wsl.localhost\<distro>), WSLg's /mnt/wslg, the variables WSL's init sets (WSL_DISTRO_NAME, WSL_INTEROP and
     # its /run/WSL/ socket), the dxgkrnl driver's kernel lines ("misc dxg: dxgk: ..."), the .wslconfig file, the

@@ -39,6 +39,7 @@ def facts_from_matrix(matrix: Matrix) -> dict:
     drivers.update(matrix.nvidia.driver_min)
     out["cuda_drivers"] = dict(sorted(drivers.items(), key=lambda kv: version_key(kv[0])))
     out["first_cuda_for_arch"] = dict(matrix.nvidia.first_cuda_for_arch)
+    out["last_cuda_for_arch"] = dict(matrix.nvidia.last_cuda_for_arch)
     # TensorFlow's tested configuration of every release line, oldest first: its Python ranges, CUDA and cuDNN
     out["tf_tested"] = {line: {"python": list(row.python), "windows_python": list(row.windows_python),
                                "cuda": row.cuda, "cudnn": row.cudnn}

@@ -201,6 +201,7 @@ class WslSettings:
 class NvidiaTables:
     driver_min: dict[str, dict[str, str]] = field(default_factory=dict)  # CUDA release -> {linux, windows} minimum
     first_cuda_for_arch: dict[str, str] = field(default_factory=dict)  # compute capability -> first CUDA release
+    last_cuda_for_arch: dict[str, str] = field(default_factory=dict)  # compute capability -> last CUDA release
 
 
 @dataclass(frozen=True)

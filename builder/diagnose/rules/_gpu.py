@@ -25,6 +25,13 @@ def module_failures(log):
             for ev in [e for e in log.all(kind) if "uvm" not in log.line_text(e.line)][:1]]
 
 
+def module_found_no_gpu(log):
+    """modprobe refusing nvidia with "No such device" (ENODEV from the module's probe): the module loaded its code
+    and found no NVIDIA GPU that it drives, a machine without one (a cloud instance type without a GPU) or a GPU
+    outside the driver's branch."""
+    return [ev for ev in log.all("modprobe_refused") if "No such device" in ev.groups[0]][:1]
+
+
 def uvm_module_missing(log):
     """kmod finds no nvidia-uvm module while the driver's own module and nvidia-smi show no failure."""
     if module_failures(log) or log.has("smi_no_driver"):

@@ -164,7 +164,27 @@ def finding(log, ctx):
     cpu_torch = log.first("torch_cpu_build")
     if cpu_torch:
         return _torch_cpu_build(ctx, cpu_torch)
+    hashcat = log.all("hashcat_no_nvrtc")[:2]
+    if hashcat:
+        return _hashcat_nvrtc(ctx, hashcat)
     return None
+
+
+def _hashcat_nvrtc(ctx, evidence):
+    """hashcat compiles its CUDA kernels at run time with NVRTC, which the driver does not bring: without it hashcat
+    uses the GPU through OpenCL (src/backend.c)."""
+    cause = t("hashcat's CUDA backend compiles its kernels with NVRTC, the CUDA toolkit's run-time compiler, which "
+              "the NVIDIA driver does not include; it could not load it, so hashcat falls back to OpenCL.")
+    if ctx.windows:
+        fix = t("install the CUDA toolkit (its bin folder on PATH, which the installer sets), or copy its "
+                "nvrtc64_<version>_0.dll and nvrtc-builtins64_<version>.dll into the hashcat folder; then start "
+                "hashcat again")
+    else:
+        fix = t("install the CUDA toolkit (or just NVRTC: the distribution's libnvrtc package, or `pip install "
+                "nvidia-cuda-nvrtc-cu12` with its lib folder on LD_LIBRARY_PATH) so that libnvrtc.so loads; then "
+                "start hashcat again")
+    return Finding(RUNTIME, t("hashcat cannot load NVRTC (CUDA's run-time compiler)"), [ev.line for ev in evidence],
+                   cause, fix, "", rank=32)
 
 
 def _ort_cuda_path(ctx, ort):

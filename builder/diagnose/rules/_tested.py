@@ -103,3 +103,7 @@ def newest_tf_for_cuda(ctx, cuda):
 
 def first_cuda_for_arch(ctx, cc):
     return (_facts(ctx).get("first_cuda_for_arch") or {}).get(cc, "")
+
+
+def last_cuda_for_arch(ctx, cc):
+    return (_facts(ctx).get("last_cuda_for_arch") or {}).get(cc, "")

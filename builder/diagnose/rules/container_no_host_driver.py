@@ -18,8 +18,11 @@ CGROUP_REFUSED = ("failed to add device rules", "bpf_prog_query", "devices.allow
 
 
 def check(log, ctx):
+    # (a paste that wrapped the line after "initialization error:" loses the detail; the kernel's or NVML's own
+    # mismatch lines elsewhere say the same)
+    mismatch = log.has("nvml_mismatch", "nvrm_api_mismatch", "kernel_dso_mismatch")
     evidence = [ev for ev in log.all("nvc_error") if ev.groups[0] in ("initialization", "detection")
-                and not any(w in (ev.groups[1] or "") for w in SEEN_ELSEWHERE)][:1]
+                and not any(w in (ev.groups[1] or "") for w in SEEN_ELSEWHERE) and not mismatch][:1]
     evidence += [ev for ev in log.all("cdi_generate_failed") if "NVML" in (ev.groups[0] or "")][:1]
     rootless = [ev for ev in log.all("nvc_error") if ev.groups[0] == "mount"
                 and any(w in (ev.groups[1] or "") for w in CGROUP_REFUSED)][:1]

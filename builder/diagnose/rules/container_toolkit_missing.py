@@ -68,7 +68,8 @@ def check(log, ctx):
     evidence = drivers[:1] + runtime[:1] + log.all("nvc_hook_missing")[:1]
     fault, fault_fix = _toolkit_faults(log)
     k8s = log.all("k8s_no_gpu_resource")[:2]
-    if not evidence and not fault and not k8s:
+    nvml = [] if log.has("smi_no_driver", "nvml_init", "kmod_not_found") else log.all("nvml_lib_missing")[:1]
+    if not evidence and not fault and not k8s and not nvml:
         return None
     title = t("Docker cannot give this container a GPU (no NVIDIA container runtime)")
     cause = t("Docker has no NVIDIA runtime to give the container a GPU: the NVIDIA Container Toolkit is not "
@@ -92,13 +93,25 @@ def check(log, ctx):
         cause = t("The NVIDIA Container Toolkit is installed but not set up for this request, so the container "
                   "starts without a GPU or not at all.")
         fix = fault_fix
+    elif not evidence and not k8s and not log.has("k8s"):
+        evidence, title = nvml, t("The container has no NVIDIA driver libraries (NVML): no NVIDIA runtime set it up")
+        cause = t("The program looks for the driver's NVML (libnvidia-ml.so.1) in its container, where NVIDIA's "
+                  "container runtime mounts it from the host; the runtime did not run for this container, so the "
+                  "driver's libraries are not there.")
+        fix = t("start the container through NVIDIA's runtime: `docker run --gpus all ...` (or `--runtime=nvidia`); "
+                "for a pod, a DaemonSet or compose service that cannot pass that flag, make it the default runtime: "
+                "`sudo nvidia-ctk runtime configure --runtime=docker --set-as-default` (\"default-runtime\": "
+                "\"nvidia\" in /etc/docker/daemon.json), or `--runtime=containerd --set-as-default`, then restart "
+                "the daemon; this needs the NVIDIA Container Toolkit on the host")
     elif not evidence:
-        evidence, title = k8s, t("No Kubernetes node offers an NVIDIA GPU")
+        evidence, title = k8s or nvml, t("No Kubernetes node offers an NVIDIA GPU")
         cause = t("No Kubernetes node offers an nvidia.com/gpu: NVIDIA's device plugin on the GPU node finds no GPU "
                   "through the node's container runtime, or every GPU is already taken.")
         fix = t("the GPU node needs the NVIDIA driver and the NVIDIA Container Toolkit with NVIDIA's runtime as the "
                 "default runtime of containerd (or Docker): `sudo nvidia-ctk runtime configure --runtime=containerd "
-                "--set-as-default` and restart containerd (or give the device plugin RuntimeClass nvidia); then "
+                "--set-as-default` and restart containerd (with Docker: `--runtime=docker --set-as-default`, "
+                "\"default-runtime\": \"nvidia\" in /etc/docker/daemon.json), or give the device plugin RuntimeClass "
+                "nvidia; then "
                 "the device plugin lists the GPU and `kubectl describe node` shows nvidia.com/gpu under Allocatable "
                 "(NVIDIA's GPU Operator sets all of this up)")
     return Finding(ID, title, lines(evidence), cause, fix,

@@ -39,14 +39,20 @@ def check(log, ctx):
         cause += " " + t("The container's CUDA forward-compatibility libraries work only on data-center GPUs with "
                          "a supported driver branch; elsewhere the host driver must be new enough itself.")
     fix = _fix(ctx, minimum, cuda, driver, bool(compat or ngc))
-    found = log.first("torch_driver_cuda")
-    if found:  # PyTorch's "found version 11040": the driver's own CUDA, 11.4
+    found = log.first("driver_cuda_found")
+    if found:  # PyTorch's "found version 11040", ethminer's "Insufficient CUDA driver: 9020": the driver's own CUDA
         number = int(found.groups[0])
         runs = f"{number // 1000}.{number % 1000 // 10}"
-        build = t("a PyTorch built for CUDA {major}.x (CUDA {major} builds run on any driver of CUDA {major})",
-                  major=number // 1000) if number >= 11000 else t("a PyTorch built for CUDA {cuda} or older", cuda=runs)
-        fix += "; " + t("this driver's CUDA is {cuda} (PyTorch's \"found version {found}\" is the driver's CUDA "
-                        "version): keep it with {build}", cuda=runs, found=found.groups[0], build=build)
+        if "found version" in log.line_text(found.line):
+            build = t("a PyTorch built for CUDA {major}.x (CUDA {major} builds run on any driver of CUDA {major})",
+                      major=number // 1000) if number >= 11000 else t("a PyTorch built for CUDA {cuda} or older",
+                                                                      cuda=runs)
+            fix += "; " + t("this driver's CUDA is {cuda} (PyTorch's \"found version {found}\" is the driver's CUDA "
+                            "version): keep it with {build}", cuda=runs, found=found.groups[0], build=build)
+        else:
+            fix += "; " + t("this driver's CUDA is {cuda} (the {found} in the message is the driver's CUDA version): "
+                            "keep it with a build of the program made for CUDA {cuda} or older", cuda=runs,
+                            found=found.groups[0])
     return Finding(ID, t("The NVIDIA driver is too old for {what}", what=what), lines(evidence), cause, fix,
                    tfenv_way(ctx) + t(" (or pick an environment whose CUDA this driver runs: `tfenv doctor` says "
                                       "which)"),
@@ -71,7 +77,7 @@ def _asked(log, ctx):
     ptxas = [ev.groups[1] for ev in log.all("driver_older") if len(ev.groups) > 1 and ev.groups[1]]
     if not cuda and ptxas:
         cuda = ".".join(str(p) for p in vkey(ptxas[0])[:2])
-    if not cuda and ctx.cuda_present.how == "path":
+    if not cuda and ctx.cuda_present.how in ("path", "nvcc --version"):  # the toolkit a local build was made with
         cuda = ctx.cuda_present.value
     return cuda
 

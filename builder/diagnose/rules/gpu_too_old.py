@@ -3,14 +3,17 @@ device ... The minimum required Cuda capability is X")."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
+from builder.diagnose.rules import _tested
 from builder.diagnose.rules._common import lines
-from builder.diagnose.versions import vkey
+from builder.diagnose.versions import compute_capability, vkey
 
 ID = "gpu-too-old"
 OFFICIAL_MIN = "3.5"  # TF's pip builds since 1.x (gpu_device.cc's default minimum)
 # RAPIDS' platform support: compute capability 7.0 (Volta) or newer; Pascal was dropped in 24.02 (RSN 34) and never
 # worked under WSL 2, where it fails with cudaErrorNotSupported (rapidsai/cudf#9753, closed won't-fix)
 RAPIDS_MIN = "7.0"
+# the GPU generations of the compute capabilities later CUDA releases dropped (NVIDIA's CUDA GPUs list)
+GENERATIONS = {"2": "Fermi", "3": "Kepler", "5": "Maxwell", "6": "Pascal", "7": "Volta"}
 
 
 def check(log, ctx):
@@ -20,6 +23,9 @@ def check(log, ctx):
     rapids = _rapids_in_wsl(log, ctx)
     if rapids:
         return rapids
+    dropped = _target_dropped(log, ctx)
+    if dropped:
+        return dropped
     ignored = log.all("gpu_ignored")[:1]
     cc = ctx.compute_capability.value
     old = cc and vkey(cc) < vkey(OFFICIAL_MIN)
@@ -94,3 +100,26 @@ def _rapids_in_wsl(log, ctx):
     return Finding(ID, t("The GPU is too old for RAPIDS in WSL 2 (compute capability below {need})", need=RAPIDS_MIN),
                    lines(error + log.all("rapids")[:1]), cause, fix, "", rank=28,
                    supersedes=("gpu-too-new", "no-gpu-visible", "gpu-out-of-memory", "cuinit-error"))
+
+
+def _target_dropped(log, ctx):
+    """nvcc refusing a target that a later CUDA dropped ("Unsupported gpu architecture 'compute_21'"): the build asks
+    for a GPU generation this toolkit no longer compiles for (matrix.yaml nvidia.last_cuda_for_arch)."""
+    for ev in log.all("nvcc_arch"):
+        cc = compute_capability(ev.groups[0])
+        last = _tested.last_cuda_for_arch(ctx, cc)
+        if not last:
+            continue
+        generation = GENERATIONS.get(cc.split(".")[0], "")
+        gpu = t("{generation}, compute capability {cc}", generation=generation, cc=cc) if generation else t(
+            "compute capability {cc}", cc=cc)
+        cause = t("This nvcc no longer compiles for compute_{target} ({gpu}): CUDA {last} is the last toolkit that "
+                  "does. The build asks for that target, for an old GPU or from an old list of architectures.",
+                  target=ev.groups[0], gpu=gpu, last=last)
+        fix = t("for a GPU of compute capability {cc}, build with CUDA {last} or older (and a driver that runs it) or "
+                "use a release of the program built with it; for a newer GPU, remove compute_{target} / sm_{target} "
+                "from the build's architecture list (-gencode, CUDA_ARCH, TORCH_CUDA_ARCH_LIST, "
+                "CMAKE_CUDA_ARCHITECTURES)", cc=cc, last=last, target=ev.groups[0])
+        return Finding(ID, t("The build targets a GPU generation this CUDA dropped: {gpu}", gpu=gpu), [ev.line],
+                       cause, fix, "", rank=28, supersedes=("gpu-too-new",))
+    return None

@@ -10,6 +10,7 @@ from builder.diagnose.rules._gpu import (
     libcuda_failures,
     link_step_failures,
     module_failures,
+    module_found_no_gpu,
     singularity_without_nv,
 )
 
@@ -79,7 +80,8 @@ def _no_kernel_module(log, ctx):
         return None
     if ctx.windows:
         return _windows_no_driver(log, ctx)
-    modules = module_failures(log)
+    no_gpu = module_found_no_gpu(log)  # no-gpu-visible's: the driver is there, the GPU is not
+    modules = [ev for ev in module_failures(log) if ev not in no_gpu]
     refused = [ev for ev in modules if ev.kind == "modprobe_refused"]
     evidence = modules + log.all("smi_no_driver")[:1]
     if not evidence:
@@ -94,10 +96,6 @@ def _no_kernel_module(log, ctx):
         fix = t("enroll the module's signing key (the distribution's driver package asks for a MOK password and "
                 "enrolls it at the next boot; `sudo mokutil --import` with the key DKMS signs with) or turn Secure "
                 "Boot off in the firmware settings, then reboot")
-    elif "No such device" in reason:
-        cause = t("The nvidia kernel module found no NVIDIA GPU that it drives, so it does not load.")
-        fix = t("`lspci | grep -i nvidia` must list the card; a GPU older than the driver's branch needs its legacy "
-                "driver and one newer than the driver a newer driver (`sudo dmesg | grep NVRM` says which)")
     elif any(ev.kind == "kmod_not_found" for ev in modules):
         cause = t("There is no NVIDIA kernel module for the running kernel: after a kernel update, a driver that was "
                   "installed without DKMS (the .run file) has no module built for the new kernel.")

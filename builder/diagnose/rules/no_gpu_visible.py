@@ -16,7 +16,7 @@ from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules import missing_cuda_runtime
 from builder.diagnose.rules._common import tfenv_way, wsl_lib
-from builder.diagnose.rules._gpu import fatal, libcuda_failures
+from builder.diagnose.rules._gpu import fatal, libcuda_failures, module_found_no_gpu
 from builder.diagnose.versions import family
 
 ID = "no-gpu-visible"
@@ -37,6 +37,7 @@ def check(log, ctx):
         return _ngc_no_driver(log, ctx, ngc)
     no_device = [ev for ev in log.all("cuinit") if "NO_DEVICE" in ev.groups[0] or "(-1)" in ev.groups[0]]
     no_device += log.all("no_device")[:1]  # PyTorch's, JAX's, nvidia-smi's and nvidia.ko's "no GPU" lines
+    no_device += module_found_no_gpu(log)
     # the runtime's cudaErrorNoDevice (100) by name or text (CuPy, ONNX Runtime, llama.cpp, deviceQuery, TF's status)
     no_device += [ev for ev in log.all("cuda_error") + log.all("cuda_error_text")
                   if ev.groups[0] in ("cudaErrorNoDevice", "no CUDA-capable device is detected")][:1]
@@ -66,11 +67,13 @@ def check(log, ctx):
                 "({wsl_lib}/nvidia-smi) lists it, that /dev/dxg exists and that CUDA_VISIBLE_DEVICES is not set to -1 "
                 "or empty; if nvidia-smi lists no GPU, update the NVIDIA Windows driver and WSL (`wsl --update` in "
                 "Windows), then `wsl --shutdown` and start again", wsl_lib=wsl_lib(ctx))
-    elif any(ev.groups[0].lstrip("> |\t").startswith(("NVRM", "No devices")) for ev in log.all("no_device")):
-        cause = t("The NVIDIA driver is running but finds no GPU that it drives.")
+    elif module_found_no_gpu(log) or any(ev.groups[0].lstrip("> |\t").startswith(("NVRM", "No devices"))
+                                         for ev in log.all("no_device")):
+        cause = t("The NVIDIA driver is installed but finds no GPU that it drives.")
         fix = t("`lspci | grep -i nvidia` must list the card (if it does not: it is switched off in the firmware "
-                "settings or by a laptop's hybrid graphics, or not seated); a GPU newer than the driver needs a newer "
-                "driver, one older than the driver's branch its legacy driver (`sudo dmesg | grep NVRM` says which)")
+                "settings or by a laptop's hybrid graphics, or not seated; on a cloud machine, choose an instance "
+                "type with an NVIDIA GPU); a GPU newer than the driver needs a newer driver, one older than the "
+                "driver's branch its legacy driver (`sudo dmesg | grep NVRM` says which)")
     else:
         fix = t("in a container (Docker, a Jupyter image): it was started without a GPU, start it with `docker run "
                 "--gpus all ...`; on the host: check that nvidia-smi lists the GPU, that CUDA_VISIBLE_DEVICES is not "

@@ -11,6 +11,9 @@ ID = "wsl-pinned-memory-limit"
 
 
 def check(log, ctx):
+    off = log.first("pin_memory_off_wsl")
+    if off:
+        return _turned_off(off)
     if ctx.platform.value != "wsl2":
         return None
     evidence = log.all("pinned_alloc_failed")[:2]
@@ -38,4 +41,15 @@ def check(log, ctx):
         fix = t("set GGML_CUDA_NO_PINNED=1 and run again (ggml-cuda then uses ordinary host memory); if it still "
                 "fails, it is the GPU's memory: offload fewer layers (-ngl) or use a smaller model")
     return Finding(ID, t("WSL 2 limits pinned host memory"), lines(evidence), cause, fix,
+                   t("nothing tfenv changes: this is a WSL 2 limit"), rank=45, supersedes=("gpu-out-of-memory",))
+
+
+def _turned_off(ev):
+    """vLLM's own note that it found WSL and runs without pinned memory: the limit, met before anything failed."""
+    cause = t("vLLM found that it runs in WSL 2, which limits pinned (page-locked) host memory (a known limitation in "
+              "NVIDIA's CUDA on WSL guide), and turned pinned memory off: copies between CPU and GPU are slower, "
+              "nothing is broken.")
+    fix = t("nothing to repair in WSL 2: pin_memory=False is vLLM's answer to that limit; to get the full speed, run "
+            "vLLM on native Linux, where pinned memory is not limited this way")
+    return Finding(ID, t("WSL 2 limits pinned host memory: vLLM runs without it"), [ev.line], cause, fix,
                    t("nothing tfenv changes: this is a WSL 2 limit"), rank=45, supersedes=("gpu-out-of-memory",))

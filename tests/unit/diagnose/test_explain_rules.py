@@ -19,7 +19,19 @@ def fail(lib, why=None):
 
 
 # (case id, log, expected top finding, a word its fix must contain)
+# a hook's error cut at one width twice (212 columns, no terminal's usual width), "nvidia-container-cli: m" + "ount"
+_HOOK = ('container init caused "process_linux.go:385: running prestart hook 1 caused \\"error running hook: exit '
+         'status 1, stdout: , stderr: exec command: [/usr/bin/nvidia-container-cli --load-kmods configure '
+         '--ldconfig=@/sbin/ldconfig.real --device=all --compute --utility --require=cuda>=8.0 --pid=32239 '
+         '/var/lib/docker/overlay2/bd4f/merged]\\nnvidia-container-cli: mount error: file creation failed: '
+         '/var/lib/docker/overlay2/bd4f/merged/usr/bin/nvidia-smi: file exists\\n\\"": unknown')
+_HOOK_212 = "\n".join(_HOOK[i:i + 212] for i in range(0, len(_HOOK), 212))
 CASES = [
+    ("hook-wrapped-twice", _HOOK_212, "container-image-driver-libs", "nvidia-smi"),
+    # the toolkit's "initialization error:" whose detail a wrap moved to the next line, beside the kernel's words
+    ("nvc-init-cut-nvrm-mismatch", "stderr: nvidia-container-cli: initialization error: \nnvml error: driver/library "
+     "version mismatch: unknown\n[ 7386.259769] NVRM: API mismatch: the client has the version 515.48.07, but\n"
+     "               NVRM: this kernel module has the version 510.73.05.  Please", "driver-dso-mismatch", "reboot"),
     ("win-cudnn", fail("cudnn64_8.dll", "cudnn64_8.dll not found"), "missing-cudnn", "cudnn64_8.dll"),
     ("tf1-import-cublas100", "ImportError: libcublas.so.10.0: cannot open shared object file: No such file or "
      "directory", "missing-cuda-runtime", "cuda-10.0"),
