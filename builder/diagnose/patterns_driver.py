@@ -141,7 +141,9 @@ DRIVER = [
     # architecture ("Found GPU0 %s which is of cuda capability %d.%d. PyTorch no longer supports this GPU because it is
     # too old. The minimum cuda capability supported by this library is %d.%d.") and one the build has no code for
     ("gpu_ignored", _p(r"which is of cuda capability (\d{1,2}\.\d)")),
-    ("min_capability", _p(r"minimum cuda capability supported by this library is (\d{1,2}\.\d)")),
+    # (PyTorch 1.3-1.5: "The minimum cuda capability that we support is %d.%d.")
+    ("min_capability", _p(r"minimum cuda capability (?:supported by this library|that we support) is (\d{1,2}\.\d)",
+                          "minimum cuda capability")),
     # cuDNN's and cuBLAS's status for a GPU older than their oldest architecture (cuDNN 9: _NOT_SUPPORTED_ARCH_MISMATCH)
     ("arch_mismatch", _p(r"(CUDNN_STATUS_(?:NOT_SUPPORTED_)?ARCH_MISMATCH|CUBLAS_STATUS_ARCH_MISMATCH)",
                          "ARCH_MISMATCH")),

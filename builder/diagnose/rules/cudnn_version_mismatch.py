@@ -85,6 +85,9 @@ def check(log, ctx):
            t("install cuDNN {want} or newer with the same major version; {where}", want=want, where=where))
     if vkey(built) >= (8, 6):
         fix += t("; for TF 2.14+ `pip install tensorflow[and-cuda]` brings the cuDNN wheel it was built with")
+    # TF's message itself names the other way, for a TF built from source on this machine
+    fix += t("; a TF you built from source: rebuild it against the cuDNN {loaded} that is installed (its configure "
+             "script asks for the cuDNN version)", loaded=loaded)
     # "DNN library is not found" follows from the mismatch; a cuDNN that did not load at all is a finding of its own
     explained = ("cudnn-init-failed",) if missing_cudnn.not_loaded(log, ctx) else ("cudnn-init-failed", "missing-cudnn")
     return Finding(ID, t("cuDNN {loaded} was loaded; TF was compiled with {built}", loaded=loaded, built=built),

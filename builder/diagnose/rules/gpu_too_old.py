@@ -47,6 +47,9 @@ def check(log, ctx):
         return Finding(ID, t("The GPU is too old for this TensorFlow build (compute capability below {need})",
                              need=need), lines(evidence), cause, fix, "", rank=28,
                        supersedes=("gpu-too-new", "no-gpu-visible"))
+    torch = [ev for ev in ignored if "which is of cuda capability" in log.line_text(ev.line)]
+    if torch:  # PyTorch's own check (torch/cuda/__init__.py): its minimum, when the warning is whole, else none named
+        return _torch_too_old(log, have, minimum.groups[0] if minimum else "", evidence)
     cause = t("This GPU has compute capability {have}; the TF build has GPU code only for {need} and newer, so it "
               "ignores the GPU and runs on the CPU.", have=have, need=need)
     fix = t("no driver or CUDA setup changes the compute capability: build TF from source with "
@@ -123,3 +126,21 @@ def _target_dropped(log, ctx):
         return Finding(ID, t("The build targets a GPU generation this CUDA dropped: {gpu}", gpu=gpu), [ev.line],
                        cause, fix, "", rank=28, supersedes=("gpu-too-new",))
     return None
+
+
+def _torch_too_old(log, have, need, evidence):
+    """PyTorch's _check_capability: "Found GPU0 %s which is of cuda capability %d.%d. PyTorch no longer supports this
+    GPU because it is too old." Its binaries carry kernels only for the architectures they were built for."""
+    generation = GENERATIONS.get(have.split(".")[0], "")
+    gpu = t("{generation}, compute capability {cc}", generation=generation, cc=have) if generation else t(
+        "compute capability {cc}", cc=have)
+    cause = t("This GPU ({gpu}) is too old for the PyTorch installed, which has no GPU code for it and says it no "
+              "longer supports it.", gpu=gpu)
+    fix = t("this GPU ({gpu}) is too old for this PyTorch build and no driver or CUDA setup changes that: install "
+            "an older PyTorch release whose binaries still include compute capability {have}, or build from source "
+            "with TORCH_CUDA_ARCH_LIST=\"{have}\" (with a CUDA release that still supports it); or run on the CPU",
+            gpu=gpu, have=have)
+    if need:
+        fix += t(", or use a GPU of compute capability {need} or newer (this build's oldest)", need=need)
+    return Finding(ID, t("The GPU is too old for this PyTorch build ({gpu})", gpu=gpu), lines(evidence), cause, fix,
+                   "", rank=28, supersedes=("gpu-too-new", "no-gpu-visible"))
