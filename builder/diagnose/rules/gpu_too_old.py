@@ -13,7 +13,9 @@ OFFICIAL_MIN = "3.5"  # TF's pip builds since 1.x (gpu_device.cc's default minim
 # worked under WSL 2, where it fails with cudaErrorNotSupported (rapidsai/cudf#9753, closed won't-fix)
 RAPIDS_MIN = "7.0"
 # the GPU generations of the compute capabilities later CUDA releases dropped (NVIDIA's CUDA GPUs list)
-GENERATIONS = {"2": "Fermi", "3": "Kepler", "5": "Maxwell", "6": "Pascal", "7": "Volta"}
+# (by major version, or by the whole compute capability where one major holds two generations)
+GENERATIONS = {"2": "Fermi", "3": "Kepler", "5": "Maxwell", "6": "Pascal", "7.0": "Volta", "7.2": "Volta",
+               "7.5": "Turing"}
 
 
 def check(log, ctx):
@@ -113,9 +115,7 @@ def _target_dropped(log, ctx):
         last = _tested.last_cuda_for_arch(ctx, cc)
         if not last:
             continue
-        generation = GENERATIONS.get(cc.split(".")[0], "")
-        gpu = t("{generation}, compute capability {cc}", generation=generation, cc=cc) if generation else t(
-            "compute capability {cc}", cc=cc)
+        gpu = _generation(cc)
         cause = t("This nvcc no longer compiles for compute_{target} ({gpu}): CUDA {last} is the last toolkit that "
                   "does. The build asks for that target, for an old GPU or from an old list of architectures.",
                   target=ev.groups[0], gpu=gpu, last=last)
@@ -131,9 +131,7 @@ def _target_dropped(log, ctx):
 def _torch_too_old(log, have, need, evidence):
     """PyTorch's _check_capability: "Found GPU0 %s which is of cuda capability %d.%d. PyTorch no longer supports this
     GPU because it is too old." Its binaries carry kernels only for the architectures they were built for."""
-    generation = GENERATIONS.get(have.split(".")[0], "")
-    gpu = t("{generation}, compute capability {cc}", generation=generation, cc=have) if generation else t(
-        "compute capability {cc}", cc=have)
+    gpu = _generation(have)
     cause = t("This GPU ({gpu}) is too old for the PyTorch installed, which has no GPU code for it and says it no "
               "longer supports it.", gpu=gpu)
     fix = t("this GPU ({gpu}) is too old for this PyTorch build and no driver or CUDA setup changes that: install "
@@ -144,3 +142,10 @@ def _torch_too_old(log, have, need, evidence):
         fix += t(", or use a GPU of compute capability {need} or newer (this build's oldest)", need=need)
     return Finding(ID, t("The GPU is too old for this PyTorch build ({gpu})", gpu=gpu), lines(evidence), cause, fix,
                    "", rank=28, supersedes=("gpu-too-new", "no-gpu-visible"))
+
+
+def _generation(cc):
+    """'2.1' -> 'Fermi, compute capability 2.1' (the generation's name where GENERATIONS has it)."""
+    generation = GENERATIONS.get(cc) or GENERATIONS.get(cc.split(".")[0], "")
+    return t("{generation}, compute capability {cc}", generation=generation, cc=cc) if generation else t(
+        "compute capability {cc}", cc=cc)
