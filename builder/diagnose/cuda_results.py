@@ -40,6 +40,11 @@ RESULTS = (
 BY_CODE = {str(code): name for code, name, _, _ in RESULTS}
 # PyCUDA's own short names of these results (src/cpp/cuda.hpp curesult_to_str, stored 8921033344)
 PYCUDA = {"not initialized": 3, "no device": 100, "invalid device": 101, "unknown": 999}
+# ollama's own words for cuInit's result (discover/gpu.go loadNVCUDAMgmt, until ollama/ollama 2f1eb0f of December
+# 2025); it says the same words for 35 and 803 ("reboot or upgrade may be required"): read as 803, a driver updated
+# without a reboot
+SAID = {"no nvidia devices detected by library": 100, "unknown error initializing cuda driver library": 999,
+        "version mismatch between driver and cuda driver library": 803}
 # every spelling of a result -> its CUresult name (the runtime's names; the plural spelling earlier rules used)
 _NAMES = dict([(runtime, name) for _, name, runtime, _ in RESULTS] + [(name, name) for _, name, _, _ in RESULTS]
               + [("CUDA_ERROR_DEVICES_UNAVAILABLE", "CUDA_ERROR_DEVICE_UNAVAILABLE")])
@@ -52,10 +57,10 @@ _KINDS = {"CUDA_ERROR_INSUFFICIENT_DRIVER": "insufficient_driver",
 
 
 def code_of_text(text):
-    """The number of a result named by PyCUDA's short name ("no device") or by the error-string text ("unknown
-    error"), '' when neither names one."""
+    """The number of a result named by PyCUDA's short name ("no device"), ollama's words or the error-string text
+    ("unknown error"), '' when none names one."""
     text = text.strip()
-    code = PYCUDA.get(text) or next((c for c, _, _, words in RESULTS if words == text), "")
+    code = PYCUDA.get(text) or SAID.get(text) or next((c for c, _, _, words in RESULTS if words == text), "")
     return str(code)
 
 

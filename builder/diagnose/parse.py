@@ -359,9 +359,11 @@ def _split_names(value):
 
 def _read_codes(log):
     """A CUDA result printed only as its number (ollama's "cuda driver library init failure: 999", numba's "[802] Call
-    to cuInit results in UNKNOWN_CUDA_ERROR") reads as the events its name gives (builder.diagnose.cuda_results); on
-    its line it replaces a cuInit event that names no result (numba's UNKNOWN_CUDA_ERROR)."""
-    pycuda = [(ev, cuda_results.code_of_text(ev.groups[0])) for ev in log.all("cuinit_pycuda")]
+    to cuInit results in UNKNOWN_CUDA_ERROR") or in a program's own words for it (PyCUDA's, ollama's) reads as the
+    events its name gives (builder.diagnose.cuda_results); on its line it replaces a cuInit event that names no result
+    (numba's UNKNOWN_CUDA_ERROR)."""
+    worded = log.all("cuinit_pycuda") + log.all("cuinit_said")
+    pycuda = [(ev, cuda_results.code_of_text(ev.groups[0])) for ev in worded]
     for code_kind in ("cuinit_code", "cuda_code"):
         coded = [(ev, ev.groups[0]) for ev in log.all(code_kind)] + (pycuda if code_kind == "cuinit_code" else [])
         for ev, code in coded:

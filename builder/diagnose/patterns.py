@@ -35,8 +35,9 @@ PATTERNS = LOADER + [
     ("kernel_dso_mismatch", _p(r"kernel version ([\d.]{1,20}) does not match DSO version ([\d.]{1,20})")),
     ("nvrm", _p(r"NVRM version: NVIDIA UNIX \S+ Kernel Module\s+([\d.]{1,20})")),
     ("nvml_mismatch", _p(r"[Dd]river/library version mismatch", "river/library version mismatch")),
-    ("nvrm_api_mismatch", _p(r"API mismatch: the client has the version ([\d.]{1,20}), but[|>\s]+(?:NVRM:\s+)?"
-                             r"this kernel module has the version ([\d.]{1,20})", "API mismatch", span=True)),
+    # (the versions as any token: a paste or a guide may put placeholders there, "the version XXX.XX")
+    ("nvrm_api_mismatch", _p(r"API mismatch: the client has the version ([\w.]{1,20}), but[|>\s]+(?:NVRM:\s+)?"
+                             r"this kernel module has the version ([\w.]{1,20})", "API mismatch", span=True)),
     ("nvml_failed", _p(r"Failed to initialize NVML:\s*([^\n]{0,200})")),
     ("smi_no_driver", _p(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")),
     # nvidia-smi answered (its banner or its process table): the driver it talks to works

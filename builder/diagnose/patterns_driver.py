@@ -132,6 +132,11 @@ DRIVER = [
                                r"cudaErrorUnsupportedPtxVersion|the provided PTX was compiled with an unsupported "
                                r"toolchain)", "The NVIDIA driver's CUDA version is", "UNSUPPORTED_PTX_VERSION",
                                "UnsupportedPtxVersion", "PTX was compiled with an unsupported toolchain", span=True)),
+    # ptxas (the driver's JIT in cuLink*, or the toolkit's) given PTX of a newer ISA than it knows: "ptxas application
+    # ptx input, line 9; fatal   : Unsupported .version 7.1; current version is '7.0'" (the PTX ISA versions of two
+    # CUDA releases: matrix.yaml nvidia.cuda_for_ptx_isa)
+    ("ptx_isa", _p(r"Unsupported \.version (\d{1,2}\.\d); current version is '(\d{1,2}\.\d)'",
+                   "Unsupported .version")),
     # the runtime's cudaErrorCallRequiresNewerDriver (36): the program calls an API the installed driver lacks
     ("driver_older", _p(r"(cudaErrorCallRequiresNewerDriver|API call is not supported in the installed CUDA driver)",
                         "cudaErrorCallRequiresNewerDriver", "API call is not supported in the installed CUDA driver")),
@@ -149,6 +154,38 @@ DRIVER = [
                          "ARCH_MISMATCH")),
     ("arch_not_built", _p(r"with CUDA capability (sm_\d{2,3}) is not compatible with the current PyTorch installation",
                           "is not compatible with the current PyTorch")),
+    # other programs' own oldest GPU, in their words (the GPU's compute capability and their minimum where they say
+    # them): Triton through PyTorch's inductor (torch/_inductor/exc.py GPUTooOldForTriton, before it scheduler.py:
+    # "Found %s which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only
+    # supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability %d.%d")
+    ("triton_too_old", _p(r"too old to be supported by the triton GPU compiler(?:[\s\S]{0,120}?Capability >= ?"
+                          r"(\d{1,2}\.\d)[\s\S]{0,60}?capability (\d{1,2}\.\d))?",
+                          "too old to be supported by the triton", span=True)),
+    # FlashAttention 2's check of the device (csrc/flash_attn/flash_api.cpp TORCH_CHECK(is_sm90 || is_sm8x, ...), the
+    # same words in the packages that vendor it or warn before falling back)
+    ("flash_attn_arch", _p(r"FlashAttention only supports Ampere GPUs or newer")),
+    # ollama's GPU discovery (discover/gpu.go until its December 2025 rewrite, 2f1eb0f): "[%d] CUDA GPU is too old.
+    # Compute Capability detected: %d.%d" below its CudaComputeMajorMin (5); since (discover/llama_server.go)
+    # "skipping CUDA device — compute capability not in compiled architectures" with the device's cc and the build's
+    # archs as slog fields
+    ("ollama_too_old", _p(r"CUDA GPU is too old\. Compute Capability detected: (\d{1,2}\.\d)",
+                          "CUDA GPU is too old")),
+    # (the fields may run into the next row of a terminal's wrap: span)
+    ("ollama_not_built", _p(r"skipping CUDA device [^\n]{1,4} ?compute capability not in compiled architectures"
+                            r"[\s\S]{0,200}?\bcc=\"?(\d{2,3})\"?[\s\S]{0,200}?\barchs=\"?([\d;, ]{2,80})",
+                            "compute capability not in compiled architectures", span=True)),
+    # ollama's driver floor for its CUDA build (discover/cuda_compat.go: slog "NVIDIA driver too old" with the driver's
+    # major and required_driver="550 or newer" / "570 or newer" as fields)
+    ("ollama_driver_old", _p(r"NVIDIA driver too old\"?[\s\S]{0,200}?\bdriver=\"?(\d{3})[\s\S]{0,80}?"
+                             r"required_driver=\"?(\d{3})", "NVIDIA driver too old", span=True)),
+    # ollama's words for cuInit's result (discover/gpu.go loadNVCUDAMgmt until 2f1eb0f): CUDA_ERROR_NO_DEVICE "no
+    # nvidia devices detected by library %s", CUDA_ERROR_UNKNOWN "unknown error initializing cuda driver library %s",
+    # CUDA_ERROR_INSUFFICIENT_DRIVER or _SYSTEM_DRIVER_MISMATCH "version mismatch between driver and cuda driver
+    # library - reboot or upgrade may be required" (read as their numbers: builder.diagnose.cuda_results.SAID)
+    ("cuinit_said", _p(r"(no nvidia devices detected by library|unknown error initializing cuda driver library|"
+                       r"version mismatch between driver and cuda driver library)",
+                       "no nvidia devices detected by library", "unknown error initializing cuda driver library",
+                       "version mismatch between driver and cuda driver library")),
     # out of GPU memory in PyTorch's (CUDACachingAllocator), JAX/XLA's and the runtime's words
     # (cudaErrorMemoryAllocation); also the common CUDA_CHECK macro's "CUDA error %d at %s:%d: %s" with error 2
     # (ggml-cuda.cu's before it named the function: ggerganov/llama.cpp ggml-cuda.cu @11f3ca06, as llama.cpp,

@@ -179,6 +179,8 @@ LOADER = [
     # TF 2.14+ says this instead of naming libcuda.so.1 when no driver is installed
     ("no_cuda_drivers", _p(r"Could not find cuda drivers on your machine")),
     # the program that asked for the library when it is not TF: its own words or its package folder in a path
+    # (PyTorch also by its exception classes and c10's note after a CUDA error: "CUDA kernel errors might be
+    # asynchronously reported at some other API call", "Compile with `TORCH_USE_CUDA_DSA`")
     ("program", _p(r"(onnxruntime|OnnxRuntime|CUDAExecutionProvider|ctranslate2|faster_whisper|whisperx|"
                    r"Library [\w.+-]{1,60} is not found|"
                    r"[\w.+-]{1,60}\.(?:dll|so[\d.]{0,12}) is not found or cannot be loaded|"
@@ -186,12 +188,14 @@ LOADER = [
                    r"Please NOTE: device: \d{1,2}, GPU Compute Capability|"
                    r"jaxlib|jax_plugins|"
                    r"Unable to load \w{2,12}\. Is it installed\?|[\\/]torch[\\/]|not found in the system path|"
+                   r"torch\.(?:cuda\.)?\w{2,30}Error|TORCH_USE_CUDA_DSA|CUDA kernel errors might be asynchronously|"
                    r"nvrtc: error|CuPy failed|pygpu|gpuarray|GpuArrayException|tensorflow)",
                    "onnxruntime", "OnnxRuntime", "CUDAExecutionProvider", "ctranslate2", "faster_whisper", "whisperx",
                    "is not found", "Paddle depends on", "paddle",
                    "copy cudnn into CUDA installation", "Please NOTE: device: ", "Cannot load cudnn", "jaxlib",
                    "jax_plugins",
-                   "Is it installed?", "torch", "not found in the system path", "nvrtc: error", "CuPy failed",
+                   "Is it installed?", "torch", "TORCH_USE_CUDA_DSA", "CUDA kernel errors might be asynchronously",
+                   "not found in the system path", "nvrtc: error", "CuPy failed",
                    "pygpu", "gpuarray", "GpuArrayException", "tensorflow")),
     # ERROR_COMMITMENT_LIMIT (1455) in Windows' English and Chinese words: virtual memory, not a missing DLL
     ("paging_file", _p(r"(WinError 1455|paging file is too small|页面文件太小)", "WinError 1455",

@@ -202,6 +202,7 @@ class NvidiaTables:
     driver_min: dict[str, dict[str, str]] = field(default_factory=dict)  # CUDA release -> {linux, windows} minimum
     first_cuda_for_arch: dict[str, str] = field(default_factory=dict)  # compute capability -> first CUDA release
     last_cuda_for_arch: dict[str, str] = field(default_factory=dict)  # compute capability -> last CUDA release
+    cuda_for_ptx_isa: dict[str, str] = field(default_factory=dict)  # PTX ISA version -> its first CUDA release
 
 
 @dataclass(frozen=True)

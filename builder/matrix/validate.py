@@ -88,8 +88,10 @@ def parse(data: Any, path: Path) -> Matrix:
 
 
 def _parse_nvidia(c: Checker, raw: Any, cuda: dict) -> NvidiaTables:
-    """NVIDIA's driver minimums of the CUDA releases without a stack, and the first CUDA of each GPU generation."""
-    m = c.mapping(raw, "nvidia", optional=("driver_min", "first_cuda_for_arch", "last_cuda_for_arch"))
+    """NVIDIA's driver minimums of the CUDA releases without a stack, the first and last CUDA of each GPU generation,
+    and the CUDA of each PTX ISA version."""
+    m = c.mapping(raw, "nvidia", optional=("driver_min", "first_cuda_for_arch", "last_cuda_for_arch",
+                                           "cuda_for_ptx_isa"))
     drivers, table = {}, m.get("driver_min") or {}
     for release, mins in c.mapping(table, "nvidia.driver_min", optional=table).items():
         p = f"nvidia.driver_min.{release}"
@@ -97,12 +99,13 @@ def _parse_nvidia(c: Checker, raw: Any, cuda: dict) -> NvidiaTables:
             c.fail(p, f"CUDA {release} is under 'cuda:', its driver minimum lives there")
         d = c.mapping(mins, p, required=("linux", "windows"))
         drivers[c.version(release, p)] = {k: c.version(d[k], f"{p}.{k}") for k in ("linux", "windows")}
-    first, last = (_arch_table(c, m, key) for key in ("first_cuda_for_arch", "last_cuda_for_arch"))
-    return NvidiaTables(drivers, first, last)
+    first, last, ptx = (_cuda_table(c, m, key) for key in ("first_cuda_for_arch", "last_cuda_for_arch",
+                                                           "cuda_for_ptx_isa"))
+    return NvidiaTables(drivers, first, last, ptx)
 
 
-def _arch_table(c: Checker, m: dict, key: str) -> dict[str, str]:
-    """nvidia.<key>: compute capability -> CUDA release, both checked as versions."""
+def _cuda_table(c: Checker, m: dict, key: str) -> dict[str, str]:
+    """nvidia.<key>: a version (a compute capability, a PTX ISA) -> CUDA release, both checked as versions."""
     table = c.mapping(m.get(key) or {}, f"nvidia.{key}", optional=m.get(key) or ())
     return {c.version(k, f"nvidia.{key}"): c.version(v, f"nvidia.{key}.{k}") for k, v in table.items()}
 

@@ -5,9 +5,11 @@ and cuDNN it was built for), never TF's tested configuration or tensorflow[and-c
 missing-cuda-runtime and missing-cudnn: the cause is the same. The builds each program publishes per CUDA / cuDNN
 major are its own documentation's (docs/sources.md §1, "Other programs' builds")."""
 
+import re
+
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.versions import cuda_of_library, family
+from builder.diagnose.versions import compute_capability, cuda_of_library, family, vkey
 
 # the words of the "program" events (builder.diagnose.patterns_loader) -> the program they belong to
 _PROGRAMS = (("onnx", "ONNX Runtime"), ("cudaexecutionprovider", "ONNX Runtime"), ("ctranslate2", "CTranslate2"),
@@ -15,7 +17,8 @@ _PROGRAMS = (("onnx", "ONNX Runtime"), ("cudaexecutionprovider", "ONNX Runtime")
              ("copy cudnn into cuda", "PaddlePaddle"), ("please note: device", "PaddlePaddle"),
              ("cannot load cudnn shared", "PaddlePaddle"), ("pygpu", "libgpuarray"),
              ("gpuarray", "libgpuarray"), ("nvrtc", "NVRTC"), ("cupy", "CuPy"),
-             ("jax", "JAX"), ("is it installed", "JAX"), ("torch", "PyTorch"), ("system path", "PyTorch"))
+             ("jax", "JAX"), ("is it installed", "JAX"), ("torch", "PyTorch"), ("system path", "PyTorch"),
+             ("asynchronously", "PyTorch"))
 RUNTIME, CUDNN = "missing-cuda-runtime", "missing-cudnn"
 
 
@@ -250,3 +253,13 @@ def numba_finding(log, ctx):
                 loader=loader)
     return Finding(RUNTIME, t("numba cannot find the CUDA toolkit's libraries: {names}", names=", ".join(names)),
                    [ev.line for ev in events], cause, fix, "", rank=32)
+
+
+def ollama_skipped(log):
+    """(the event, the GPU's compute capability, the build's compute capabilities oldest first) of ollama's "skipping
+    CUDA device — compute capability not in compiled architectures" (its cc=61 and archs="50;61;..." fields), else
+    None."""
+    said = log.first("ollama_not_built")
+    archs = sorted((compute_capability(a) for a in re.split(r"[;, ]+", said.groups[1]) if a), key=vkey) if said \
+        else []
+    return (said, compute_capability(said.groups[0]), archs) if archs else None

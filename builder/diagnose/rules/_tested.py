@@ -107,3 +107,7 @@ def first_cuda_for_arch(ctx, cc):
 
 def last_cuda_for_arch(ctx, cc):
     return (_facts(ctx).get("last_cuda_for_arch") or {}).get(cc, "")
+
+
+def cuda_for_ptx_isa(ctx, isa):
+    return (_facts(ctx).get("cuda_for_ptx_isa") or {}).get(isa, "")

@@ -33,8 +33,12 @@ def check(log, ctx):
                 "/etc/nvidia-container-runtime/config.toml (`sudo nvidia-ctk config --set "
                 "nvidia-container-cli.no-cgroups --in-place`), or use CDI: `sudo nvidia-ctk cdi generate "
                 "--output=/etc/cdi/nvidia.yaml` and `--device nvidia.com/gpu=all`")
-        return Finding(ID, t("The container toolkit cannot reach the host's NVIDIA driver"), lines(rootless), cause,
-                       fix, "", rank=6, supersedes=("no-gpu-visible", "libcuda-missing", "no-gpu-harmless"))
+        return _finding(t("The container toolkit cannot reach the host's NVIDIA driver"), rootless, cause, fix, "")
+    # nvidia-docker 1.x on the host (tools/src/nvidia-docker-plugin/main.go: "Loading NVIDIA management library",
+    # then log.Panicln("Error:", err) of its NVML binding's "could not load NVML library"): the host's own NVML
+    plugin = [ev for ev in log.all("nvml_lib_missing") if host_nvml(log, ev)][:1]
+    if plugin and not evidence:
+        return _host_nvml(plugin)
     if not evidence:
         return None
     detail = evidence[0].groups[1] if evidence[0].kind == "nvc_error" else evidence[0].groups[0]
@@ -42,13 +46,13 @@ def check(log, ctx):
     if "load library failed" in detail or "LIBRARY_NOT_FOUND" in detail:
         cause = t("The NVIDIA container toolkit cannot load the host driver's NVML library ({detail}): no NVIDIA "
                   "driver is installed where the toolkit looks.", detail=detail)
-    elif "rpc error" in detail:
+    elif _rpc_failed(detail):
         cause = t("The NVIDIA container toolkit started but the host driver did not answer ({detail}): the driver "
                   "is hung or half installed.", detail=detail)
     else:
         cause = t("The NVIDIA container toolkit found the driver's libraries but not a working kernel driver "
                   "({detail}).", detail=detail)
-    if "rpc error" in detail:
+    if _rpc_failed(detail):
         fix = t("turn on persistence mode so the driver stays initialised between uses: run the nvidia-persistenced "
                 "service (NVIDIA's recommendation) or `sudo nvidia-smi -pm 1`; if `nvidia-smi` on the host hangs "
                 "too, reboot")
@@ -62,6 +66,36 @@ def check(log, ctx):
                 "module); Docker installed as a snap does not see the host's driver libraries: use Docker's own "
                 "docker-ce packages; for rootless Docker set no-cgroups = true in "
                 "/etc/nvidia-container-runtime/config.toml")
-    return Finding(ID, t("The container toolkit cannot reach the host's NVIDIA driver"), lines(evidence), cause, fix,
-                   t("`tfenv doctor` checks the host driver before a container starts"), rank=6,
-                   supersedes=("no-gpu-visible", "libcuda-missing", "no-gpu-harmless"))
+    return _finding(t("The container toolkit cannot reach the host's NVIDIA driver"), evidence, cause, fix)
+
+
+def _rpc_failed(detail):
+    """The toolkit's call to its driver service failed (rpc.h call_rpc "rpc error: %s"; libnvidia-container 1.0's
+    "driver error: timed out"): the driver did not answer in time."""
+    return "rpc error" in detail or ("driver error" in detail and "timed out" in detail)
+
+
+def host_nvml(log, ev):
+    """A "could not load NVML library" of nvidia-docker 1.x, a host process (its "Error: " prefix or its name in the
+    log), not of a GPU exporter or device plugin inside a container."""
+    text = log.line_text(ev.line)
+    return "nvidia-docker" in text or ("Error: " in text and not log.has("k8s_no_gpu_resource")
+                                       and "Fatal:" not in text and "gonvml" not in text)
+
+
+def _host_nvml(evidence):
+    cause = t("nvidia-docker (1.x) runs on the host and could not load the host driver's NVML library "
+              "(libnvidia-ml.so.1): the driver is not installed, or its library folder is not in the loader's cache.")
+    fix = t("check that `ldconfig -p | grep libnvidia-ml` lists it: when the driver sits in its own folder (Ubuntu's "
+            "nvidia-NNN packages: /usr/lib/nvidia-NNN), add that folder to a file under /etc/ld.so.conf.d/ and run "
+            "`sudo ldconfig` (LD_LIBRARY_PATH in a profile does not reach the service); without a driver, install it "
+            "and check that `nvidia-smi` works; nvidia-docker 1.x is long retired: the NVIDIA Container Toolkit "
+            "replaces it")
+    return _finding(t("nvidia-docker cannot load the host driver's NVML library"), evidence, cause, fix,
+                    also=("container-toolkit-missing",))
+
+
+def _finding(title, evidence, cause, fix, tfenv=None, also=()):
+    return Finding(ID, title, lines(evidence), cause, fix,
+                   t("`tfenv doctor` checks the host driver before a container starts") if tfenv is None else tfenv,
+                   rank=6, supersedes=("no-gpu-visible", "libcuda-missing", "no-gpu-harmless") + also)

@@ -10,6 +10,7 @@ plugin cannot see the GPU (the node's runtime is not NVIDIA's)."""
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines
+from builder.diagnose.rules.container_no_host_driver import host_nvml
 
 ID = "container-toolkit-missing"
 CGROUP_V2 = "cgroup subsystem devices not found"
@@ -68,7 +69,8 @@ def check(log, ctx):
     evidence = drivers[:1] + runtime[:1] + log.all("nvc_hook_missing")[:1]
     fault, fault_fix = _toolkit_faults(log)
     k8s = log.all("k8s_no_gpu_resource")[:2]
-    nvml = [] if log.has("smi_no_driver", "nvml_init", "kmod_not_found") else log.all("nvml_lib_missing")[:1]
+    nvml = [] if log.has("smi_no_driver", "nvml_init", "kmod_not_found") else [
+        ev for ev in log.all("nvml_lib_missing") if not host_nvml(log, ev)][:1]  # nvidia-docker 1.x's is the host's
     if not evidence and not fault and not k8s and not nvml:
         return None
     title = t("Docker cannot give this container a GPU (no NVIDIA container runtime)")

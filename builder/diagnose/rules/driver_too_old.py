@@ -14,6 +14,7 @@ def check(log, ctx):
     # PTX newer than the driver's JIT knows is the same story: the driver is older than the toolkit.
     evidence = log.all("insufficient_driver")[:2] + log.all("driver_older")[:1] + [
         ev for ev in log.all("cuda_error") if ev.groups[0] == "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"][:1]
+    ollama = log.first("ollama_driver_old")  # its own floor for its CUDA build: (driver major, required major)
     ngc = log.first("ngc_driver")
     mismatch = log.first("kernel_dso_mismatch")
     compat = bool(ctx.container) and mismatch and vkey(mismatch.groups[1]) > vkey(mismatch.groups[0])
@@ -26,6 +27,8 @@ def check(log, ctx):
     minimum, driver = _tested.driver_min(ctx, cuda) if cuda else "", ctx.driver.value
     if ngc:  # "This container was built for NVIDIA Driver Release X or later, but version Y was detected"
         evidence, minimum, driver = [ngc] + evidence, ngc.groups[0], ngc.groups[1]
+    elif ollama:
+        evidence, minimum, driver = [ollama] + evidence, ollama.groups[1], driver or ollama.groups[0]
     elif compat and mismatch and not minimum:  # the image's compat libcuda is the driver its CUDA was built for
         minimum = mismatch.groups[1]
     if driver and minimum and vkey(driver) < vkey(minimum) and ctx.driver.how == "nvidia-smi":
@@ -38,7 +41,17 @@ def check(log, ctx):
     if compat or (ngc and _forward_compat_refused(log)):
         cause += " " + t("The container's CUDA forward-compatibility libraries work only on data-center GPUs with "
                          "a supported driver branch; elsewhere the host driver must be new enough itself.")
-    fix = _fix(ctx, minimum, cuda, driver, bool(compat or ngc))
+    fix = _fix(ctx, minimum, cuda, "" if ollama else driver, bool(compat or ngc))
+    isa = log.first("ptx_isa")
+    runs = _tested.cuda_for_ptx_isa(ctx, isa.groups[1]) if isa else ""
+    if runs and evidence:  # the driver's JIT knows PTX up to its own CUDA's ISA
+        evidence.append(isa)
+        fix += t("; or build with a CUDA toolkit of {runs} (PTX ISA {current}, the newest this driver takes) instead "
+                 "of {cuda} (PTX ISA {asked})", runs=runs, current=isa.groups[1], cuda=cuda or "?",
+                 asked=isa.groups[0])
+    if ollama:  # its docs/gpu.md: driver 550 and newer; GPUs of compute capability 5.0-6.2 need 570 and newer
+        fix += t("; ollama's CUDA build needs driver {minimum} or newer on this GPU, or an ollama release from before "
+                 "that floor", minimum=minimum)
     found = log.first("driver_cuda_found")
     if found:  # PyTorch's "found version 11040", ethminer's "Insufficient CUDA driver: 9020": the driver's own CUDA
         number = int(found.groups[0])
@@ -77,6 +90,9 @@ def _asked(log, ctx):
     ptxas = [ev.groups[1] for ev in log.all("driver_older") if len(ev.groups) > 1 and ev.groups[1]]
     if not cuda and ptxas:
         cuda = ".".join(str(p) for p in vkey(ptxas[0])[:2])
+    isa = log.first("ptx_isa")  # the PTX's ISA against the driver JIT's: their CUDA releases
+    if not cuda and isa:
+        cuda = _tested.cuda_for_ptx_isa(ctx, isa.groups[0])
     if not cuda and ctx.cuda_present.how in ("path", "nvcc --version"):  # the toolkit a local build was made with
         cuda = ctx.cuda_present.value
     return cuda

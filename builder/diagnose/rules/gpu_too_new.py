@@ -8,7 +8,7 @@ from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules import _tested
 from builder.diagnose.rules._common import tfenv_way
-from builder.diagnose.rules._programs import other_program
+from builder.diagnose.rules._programs import ollama_skipped, other_program
 from builder.diagnose.versions import compute_capability, vkey
 
 ID = "gpu-too-new"
@@ -17,21 +17,9 @@ ERRORS = ("CUDA_ERROR_NO_BINARY_FOR_GPU", "cudaErrorNoKernelImageForDevice", "CU
 
 
 def check(log, ctx):
-    ngc = log.first("ngc_sm_too_new")
-    if ngc:
-        return _ngc_image(log, ctx, ngc)
-    arch = log.first("ptxas_arch")
-    if arch:  # sm_86, gpu-name (ptxas) or gpu-architecture (nvcc)
-        target, option = arch.groups
-        return _old_ptxas(ctx, compute_capability(target), "ptxas" if option == "gpu-name" else "nvcc", arch.line)
-    # only a target of compute capability 8.0 or newer is newer than that nvcc: no CUDA has dropped one yet, while an
-    # older one may be a target a later CUDA dropped
-    arch = next((ev for ev in log.all("nvcc_arch") if int(ev.groups[0]) >= 80), None)
-    if arch:
-        return _old_ptxas(ctx, compute_capability(arch.groups[0]), "nvcc", arch.line)
-    said = log.first("ptxas_cc")
+    said = _a_tool_says(log, ctx)
     if said:
-        return _old_ptxas(ctx, said.groups[0], "ptxas", said.line)
+        return said
     jit = log.all("ptx_jit")[:1]
     errors = log.all("no_kernel_image")[:1] + [ev for ev in log.all("cuda_error") if ev.groups[0] in ERRORS][:1]
     errors += log.all("arch_not_built")[:1]  # PyTorch's capability check: the build has no code for this sm_XX
@@ -83,10 +71,63 @@ def _program_build(ctx, program, evidence):
               "the GPUs its CUDA build was made for.", program=program)
     fix = t("install the {program} build for a CUDA that supports this GPU: for an older GPU (Pascal: GeForce 10xx, "
             "compute capability 6.x) the build for an older CUDA (its CUDA 11.8 build), for a newer one the build for "
-            "a newer CUDA; `nvidia-smi --query-gpu=name,compute_cap --format=csv` shows the GPU's compute capability",
-            program=program)
+            "a newer CUDA{newest}; `nvidia-smi --query-gpu=name,compute_cap --format=csv` shows the GPU's compute "
+            "capability", program=program, newest=_newest_generations(ctx))
     return Finding(ID, t("This {program} build has no code for the GPU", program=program),
                    [ev.line for ev in evidence if ev], cause, fix, tfenv_way(ctx), rank=44)
+
+
+def _ollama_not_built(log, ctx):
+    """ollama's discovery skipping a GPU newer than every architecture its CUDA build was compiled for (its slog
+    fields cc=120 archs="50;61;...;90"); an older one is gpu-too-old's."""
+    skipped = ollama_skipped(log)
+    if not skipped or vkey(skipped[1]) < vkey(skipped[2][-1]):
+        return None
+    said, cc, archs = skipped
+    cause = t("This ollama build has no CUDA code for the GPU (compute capability {cc}): its CUDA libraries are built "
+              "for compute capability {newest} and older, so it runs the model on the CPU.", cc=cc, newest=archs[-1])
+    first = _tested.first_cuda_for_arch(ctx, cc)
+    need = t(" (built with CUDA {first} or newer, the first CUDA with code for it)", first=first) if first else ""
+    fix = t("update ollama to a release whose CUDA build includes compute capability {cc}{need}, or build it from "
+            "source with -DCMAKE_CUDA_ARCHITECTURES={arch}", cc=cc, need=need, arch=cc.replace(".", ""))
+    return Finding(ID, t("The GPU is newer than this ollama build"), [said.line], cause, fix, "", rank=44)
+
+
+def _a_tool_says(log, ctx):
+    """The GPU's target named by the tool that has no code for it: NVIDIA's image check, ollama's discovery, ptxas or
+    nvcc."""
+    ngc = log.first("ngc_sm_too_new")
+    if ngc:
+        return _ngc_image(log, ctx, ngc)
+    ollama = _ollama_not_built(log, ctx)
+    if ollama:
+        return ollama
+    arch = log.first("ptxas_arch")
+    if arch:  # sm_86, gpu-name (ptxas) or gpu-architecture (nvcc)
+        target, option = arch.groups
+        return _old_ptxas(ctx, compute_capability(target), "ptxas" if option == "gpu-name" else "nvcc", arch.line)
+    # only a target of compute capability 8.0 or newer is newer than that nvcc: no CUDA has dropped one yet, while an
+    # older one may be a target a later CUDA dropped
+    arch = next((ev for ev in log.all("nvcc_arch") if int(ev.groups[0]) >= 80), None)
+    if arch:
+        return _old_ptxas(ctx, compute_capability(arch.groups[0]), "nvcc", arch.line)
+    said = log.first("ptxas_cc")
+    return _old_ptxas(ctx, said.groups[0], "ptxas", said.line) if said else None
+
+
+def _newest_generations(ctx):
+    """' (compute capability 10.0 and 12.0: CUDA 12.8 or newer, a cu128 build; ...)' for the newest GPU generations
+    (matrix.yaml nvidia.first_cuda_for_arch, CUDA 11.8 and later), newest first; '' without the table."""
+    table = (ctx.facts or {}).get("first_cuda_for_arch") or {}
+    by_cuda = {}
+    for cc, first in sorted(table.items(), key=lambda kv: vkey(kv[0])):
+        if vkey(first) >= (11, 8):
+            by_cuda.setdefault(first, []).append(cc)
+    said = [t("compute capability {ccs}: CUDA {first} or newer, a cu{digits} build", ccs=t(" and ").join(ccs),
+              first=first, digits=first.replace(".", "")) for first, ccs in sorted(by_cuda.items(),
+                                                                                  key=lambda kv: vkey(kv[0]),
+                                                                                  reverse=True)]
+    return " (" + "; ".join(said) + ")" if said else ""
 
 
 def _beyond_tf(ctx):

@@ -5,6 +5,7 @@ from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules import _tested
 from builder.diagnose.rules._common import lines
+from builder.diagnose.rules._programs import ollama_skipped
 from builder.diagnose.versions import compute_capability, vkey
 
 ID = "gpu-too-old"
@@ -12,6 +13,10 @@ OFFICIAL_MIN = "3.5"  # TF's pip builds since 1.x (gpu_device.cc's default minim
 # RAPIDS' platform support: compute capability 7.0 (Volta) or newer; Pascal was dropped in 24.02 (RSN 34) and never
 # worked under WSL 2, where it fails with cudaErrorNotSupported (rapidsai/cudf#9753, closed won't-fix)
 RAPIDS_MIN = "7.0"
+# other programs' oldest compute capability, where their message does not say it: FlashAttention 2's kernels are for
+# Ampere (sm_80) and newer (csrc/flash_attn/flash_api.cpp), ollama's CUDA builds for 5.0 and newer (discover/gpu.go
+# CudaComputeMajorMin; docs/gpu.md "compute capability 5.0+"), Triton's for 7.0 (torch/_inductor GPUTooOldForTriton)
+FLASH_ATTENTION_MIN, OLLAMA_MIN, TRITON_MIN = "8.0", "5.0", "7.0"
 # the GPU generations of the compute capabilities later CUDA releases dropped (NVIDIA's CUDA GPUs list)
 # (by major version, or by the whole compute capability where one major holds two generations)
 GENERATIONS = {"2": "Fermi", "3": "Kepler", "5": "Maxwell", "6": "Pascal", "7.0": "Volta", "7.2": "Volta",
@@ -25,6 +30,9 @@ def check(log, ctx):
     rapids = _rapids_in_wsl(log, ctx)
     if rapids:
         return rapids
+    program = _program_minimum(log, ctx)
+    if program:
+        return program
     dropped = _target_dropped(log, ctx)
     if dropped:
         return dropped
@@ -126,6 +134,50 @@ def _target_dropped(log, ctx):
         return Finding(ID, t("The build targets a GPU generation this CUDA dropped: {gpu}", gpu=gpu), [ev.line],
                        cause, fix, "", rank=28, supersedes=("gpu-too-new",))
     return None
+
+
+def _program_minimum(log, ctx):
+    """A program other than TF that checks the GPU against its own oldest compute capability and says so: Triton
+    (torch.compile's inductor backend), FlashAttention 2, ollama. The fix is the program's: turn that part off, or a
+    build of it for this GPU; no driver or CUDA setup helps."""
+    cc = ctx.compute_capability.value
+    triton = log.first("triton_too_old")
+    if triton:
+        need, have = triton.groups[0] or TRITON_MIN, triton.groups[1] or cc
+        cause = t("Triton, the compiler behind torch.compile (PyTorch's inductor backend), has no code for GPUs below "
+                  "compute capability {need}; this one is {gpu}.", need=need, gpu=_generation(have) if have else "?")
+        fix = t("run the model without torch.compile: remove the torch.compile call or turn off the program's compile "
+                "option (torch.compile(model, backend=\"eager\") keeps the call), and PyTorch runs it on this GPU; "
+                "or use a GPU of compute capability {need} or newer", need=need)
+        return Finding(ID, t("The GPU is too old for Triton (torch.compile)"), [triton.line], cause, fix, "",
+                       rank=28, supersedes=("gpu-too-new", "no-gpu-visible"))
+    flash = log.first("flash_attn_arch")
+    if flash:
+        cause = t("FlashAttention 2 has kernels only for Ampere (compute capability {need}) and newer GPUs; this GPU "
+                  "is older.", need=FLASH_ATTENTION_MIN)
+        fix = t("turn FlashAttention off for this GPU: the program's option for it, or attn_implementation=\"sdpa\" "
+                "(or \"eager\") in Hugging Face transformers; uninstall flash-attn where the program uses it whenever "
+                "it is installed; or use a GPU of compute capability {need} or newer", need=FLASH_ATTENTION_MIN)
+        return Finding(ID, t("The GPU is too old for FlashAttention 2"), [flash.line], cause, fix, "", rank=28,
+                       supersedes=("gpu-too-new", "no-gpu-visible"))
+    ollama = log.first("ollama_too_old")
+    skipped = ollama_skipped(log)
+    if skipped and vkey(skipped[1]) < vkey(skipped[2][-1]):
+        have, need, line = skipped[1], skipped[2][0], skipped[0].line
+    elif ollama:
+        have, need, line = ollama.groups[0], OLLAMA_MIN, ollama.line
+    else:
+        return None
+    cause = t("This ollama build has no CUDA code for the GPU ({gpu}): its CUDA libraries are built for compute "
+              "capability {need} and newer, so it runs the model on the CPU.", gpu=_generation(have), need=need)
+    last = _tested.last_cuda_for_arch(ctx, have)
+    with_cuda = t("with CUDA {last} or older, the last release that compiles for it", last=last) if last else t(
+        "with a CUDA release that compiles for it")
+    fix = t("no driver or CUDA setup changes that: build ollama from source for this GPU (its development guide: "
+            "cmake with -DCMAKE_CUDA_ARCHITECTURES={arch}, {with_cuda}), or use a GPU of compute capability {need} or "
+            "newer", arch=have.replace(".", ""), with_cuda=with_cuda, need=need)
+    return Finding(ID, t("The GPU is too old for this ollama build ({gpu})", gpu=_generation(have)), [line], cause,
+                   fix, "", rank=28, supersedes=("gpu-too-new", "no-gpu-visible", "cuinit-error"))
 
 
 def _torch_too_old(log, have, need, evidence):

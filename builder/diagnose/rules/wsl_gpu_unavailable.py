@@ -80,7 +80,12 @@ def windows_side(log, ctx):
     busy = [ev for ev in log.all("cuda_error_text") + log.all("cuda_error") + log.all("cuinit")
             if "busy" in ev.groups[0] or "CUDA_ERROR_DEVICE_UNAVAILABLE" in cuda_results.names_in(ev.groups[0])
             or "(46)" in ev.groups[0]][:1]
+    # WSL's own libcuda loaded and found no device (ollama: "no nvidia devices detected by library
+    # /usr/lib/wsl/lib/libcuda.so.1"): no GPU is paravirtualised into this WSL
+    wsl_none = [ev for ev in log.all("cuinit") if "CUDA_ERROR_NO_DEVICE" in cuda_results.names_in(ev.groups[0])
+                and "/usr/lib/wsl/" in log.line_text(ev.line)][:1]
     evidence = dxg[:1] + log.all("dxcore_missing")[:1] + log.all("gpu_access_blocked")[:1] + unknown_driver + busy
+    evidence += wsl_none
     evidence += log.all("wsl_lib_missing")[:1] + log.all("smi_tcc")[:1] + log.all("nvc_dxcore_failed")[:1]
     evidence += no_cuda_listing(log) + no_gpu_pv_listing(log)
     # WSL's nvidia-smi reached its NVML (the Windows driver's), which found no driver behind it: no GPU given to WSL

@@ -35,8 +35,11 @@ def check(log, ctx):
     # "GPU access blocked by the operating system" is WSL's own refusal (wsl-gpu-unavailable), not a Linux driver
     weak = [ev for kind in WEAK for ev in log.all(kind) if "access blocked" not in log.line_text(ev.line)]
     # no device although the WSL libcuda would see one: a Linux libcuda came first (the usual WSL2 case)
+    # (unless the line says the libcuda that answered is WSL's own: ollama's "no nvidia devices detected by library
+    # /usr/lib/wsl/lib/libcuda.so.1")
     weak += [ev for kind in ("cuinit", "cuda_error", "cuda_error_text") for ev in log.all(kind)
-             if "NO_DEVICE" in ev.groups[0] or "no CUDA-capable" in ev.groups[0]][:0 if log.has("smi_works") else 1]
+             if ("NO_DEVICE" in ev.groups[0] or "no CUDA-capable" in ev.groups[0])
+             and "/usr/lib/wsl/" not in log.line_text(ev.line)][:0 if log.has("smi_works") else 1]
     if not strong and (not weak or windows_side(log, ctx)):
         return None
     evidence = sorted({ev.line for ev in strong + weak})[:len(STRONG + WEAK)]
