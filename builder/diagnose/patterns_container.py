@@ -11,10 +11,14 @@ from builder.diagnose.needles import pattern as _p
 # Docker and the NVIDIA container toolkit: before TF starts (moby daemon/devices.go, daemon/runtime*.go; the docker
 # CLI's flag parser; libnvidia-container src/cli/configure.c, src/cli/dsl.c, src/driver.c, src/rpc.h, xfuncs.h).
 CONTAINER = [
-    ("select_device_driver", _p(r'could not select device driver "([^"\n]{0,40})" with capabilities: ([^\n]{0,80})',
-                                "could not select device driver")),
+    # (some pastes lose the empty quotes: "could not select device driver with capabilities: [[gpu]]")
+    ("select_device_driver", _p(r'could not select device driver (?:"([^"\n]{0,40})" )?with capabilities: '
+                                r'([^\n]{0,80})', "could not select device driver")),
     ("unknown_runtime", _p(r"(?:[Uu]nknown or invalid runtime name|Unknown runtime specified):? ?(\w{1,40})",
                            "nknown or invalid runtime name", "Unknown runtime specified")),
+    # containerd's CRI plugin for a RuntimeClass whose handler it has no runtime for (pkg/cri: "no runtime for %q is
+    # configured"): the nvidia runtime is not registered in containerd's config
+    ("unknown_runtime", _p(r'no runtime for \\?"(nvidia[\w-]{0,30})\\?" is configured', "no runtime for ")),
     ("unknown_gpus_flag", _p(r"unknown flag: --gpus")),
     # a container start as typed (not nvidia-docker's, which adds the GPU itself); its flags are read by the rules
     ("docker_run", _p(r"(?<![\w-])(?:docker|podman)(?: container)? run\b", "docker run", "podman run",
@@ -31,8 +35,14 @@ CONTAINER = [
     # "unsupported CUDA version: driver %s < image %s"): the image's CUDA as the condition's version
     ("nvc_requirement", _p(r"unsupported (CUDA) version: driver [\d.]{1,10} (<) image ([\d.]{1,10})",
                            "unsupported CUDA version: driver")),
-    ("nvc_error", _p(r"nvidia-container-cli: (initialization|detection|mount|ldcache|device|container|permission) "
-                     r"error: ([^\n\\\"]{0,200})", "nvidia-container-cli: ")),
+    # (Ubuntu's and the GPU operator's wrapper installs the binary as nvidia-container-cli.real)
+    ("nvc_error", _p(r"nvidia-container-cli(?:\.real)?: (initialization|detection|mount|ldcache|device|container|"
+                     r"permission) error: ([^\n\\\"]{0,200})", "nvidia-container-cli: ",
+                     "nvidia-container-cli.real: ")),
+    # the tail of its mount error on a later row, where a wrap cut the line ("file creati" / "on failed: ..."): the
+    # driver library the image already holds
+    ("driver_file_exists", _p(r"([\w./+-]{0,200}lib(?:cuda|nvidia-[\w-]{2,30})\.so[\d.]{0,12}): file exists",
+                              ": file exists")),
     # (and the runtime itself, which /etc/docker/daemon.json names, gone: `exec: "nvidia-container-runtime": ...`)
     ("nvc_hook_missing", _p(r"(nvidia-container-runtime-hook|nvidia-container-runtime|nvidia-container-cli)\\{0,3}\"?: "
                             r"(?:no such file or directory|executable file not found)", "nvidia-container-runtime",
@@ -118,7 +128,10 @@ CONTAINER += [
     # the Go NVML bindings the GPU exporters and device plugins use, when libnvidia-ml.so.1 is not in the container
     # (mindprince/gonvml and NVIDIA/go-nvml's nvlib info: "could not load NVML library"): the runtime that mounts the
     # driver's libraries did not run for it
-    ("nvml_lib_missing", _p(r"[Cc]ould not load NVML library", "ould not load NVML library")),
+    # (and NVIDIA/go-nvml's name of NVML_ERROR_LIBRARY_NOT_FOUND, as dcgm-exporter prints it: "Cannot init NVML
+    # library; err: ERROR_LIBRARY_NOT_FOUND")
+    ("nvml_lib_missing", _p(r"(?:[Cc]ould not load NVML library|(?<![\w_])ERROR_LIBRARY_NOT_FOUND)",
+                            "ould not load NVML library", "ERROR_LIBRARY_NOT_FOUND")),
 ]
 
 # NVIDIA's NGC images check the container at start: nvidia_entrypoint.sh and /opt/nvidia/entrypoint.d/*.sh (the

@@ -101,6 +101,9 @@ DRIVER = [
     # verbose "cudaSetDevice err: %d"; the runtime's cudaError numbers)
     ("cuda_code", _p(r"(?:cudart init failure|cudaSetDevice err): (\d{1,4})\b", "cudart init failure: ",
                      "cudaSetDevice err: ")),
+    # ... and a driver call's in LAMMPS' Geryon library, its device setup starting with cuInit
+    # (lib/gpu/geryon/nvd_macros.h: "Cuda driver error %d in call at file '%s' in line %i.")
+    ("cuinit_code", _p(r"Cuda driver error (\d{1,4}) in call at file", "Cuda driver error ")),
     # numba when no libcuda is there at all (driver.py: "CUDA driver library cannot be found.")
     ("no_driver_lib", _p(r"CUDA driver library cannot be found")),
     # the runtime's cudaGetErrorString / the driver's cuGetErrorString text behind a code (PyTorch's "Error 500: named
@@ -137,6 +140,18 @@ DRIVER = [
     # CUDA releases: matrix.yaml nvidia.cuda_for_ptx_isa)
     ("ptx_isa", _p(r"Unsupported \.version (\d{1,2}\.\d); current version is '(\d{1,2}\.\d)'",
                    "Unsupported .version")),
+    # FFmpeg's NVENC encoders (libavcodec/nvenc.c nvenc_load_libraries: "Driver does not support the required nvenc
+    # API version. Required: %d.%d Found: %d.%d", then nvenc_print_driver_requirement's "The minimum required Nvidia
+    # driver for nvenc is %s or newer", "(unknown)" for an API newer than its table), as FFmpeg, OBS and their kin
+    # print them
+    ("nvenc_api", _p(r"Driver does not support the required nvenc API version\.\s{0,4}(?:\\\s{0,4})?Required: "
+                     r"(\d{1,2}\.\d{1,2}) Found: (\d{1,2}\.\d{1,2})", "Driver does not support the required nvenc",
+                     span=True)),
+    ("nvenc_driver_min", _p(r"The minimum required Nvidia driver for nvenc is ([\d.]{3,12}|\(unknown\)) or newer",
+                            "The minimum required Nvidia driver for nvenc")),
+    # NVRTC (the CUDA run-time compiler a program or PyTorch's JIT fusers ship) asked for an architecture its CUDA
+    # does not know: "nvrtc: error: invalid value for --gpu-architecture (-arch)"
+    ("nvrtc_arch", _p(r"nvrtc: error: invalid value for --gpu-architecture", "invalid value for --gpu-architecture")),
     # the runtime's cudaErrorCallRequiresNewerDriver (36): the program calls an API the installed driver lacks
     ("driver_older", _p(r"(cudaErrorCallRequiresNewerDriver|API call is not supported in the installed CUDA driver)",
                         "cudaErrorCallRequiresNewerDriver", "API call is not supported in the installed CUDA driver")),

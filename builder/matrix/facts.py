@@ -41,6 +41,7 @@ def facts_from_matrix(matrix: Matrix) -> dict:
     out["first_cuda_for_arch"] = dict(matrix.nvidia.first_cuda_for_arch)
     out["last_cuda_for_arch"] = dict(matrix.nvidia.last_cuda_for_arch)
     out["cuda_for_ptx_isa"] = dict(matrix.nvidia.cuda_for_ptx_isa)
+    out["nvenc_driver_min"] = dict(matrix.nvidia.nvenc_driver_min)
     # TensorFlow's tested configuration of every release line, oldest first: its Python ranges, CUDA and cuDNN
     out["tf_tested"] = {line: {"python": list(row.python), "windows_python": list(row.windows_python),
                                "cuda": row.cuda, "cudnn": row.cudnn}

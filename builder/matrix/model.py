@@ -203,6 +203,7 @@ class NvidiaTables:
     first_cuda_for_arch: dict[str, str] = field(default_factory=dict)  # compute capability -> first CUDA release
     last_cuda_for_arch: dict[str, str] = field(default_factory=dict)  # compute capability -> last CUDA release
     cuda_for_ptx_isa: dict[str, str] = field(default_factory=dict)  # PTX ISA version -> its first CUDA release
+    nvenc_driver_min: dict[str, dict[str, str]] = field(default_factory=dict)  # NVENC API -> {linux, windows} driver
 
 
 @dataclass(frozen=True)

@@ -89,19 +89,24 @@ def parse(data: Any, path: Path) -> Matrix:
 
 def _parse_nvidia(c: Checker, raw: Any, cuda: dict) -> NvidiaTables:
     """NVIDIA's driver minimums of the CUDA releases without a stack, the first and last CUDA of each GPU generation,
-    and the CUDA of each PTX ISA version."""
-    m = c.mapping(raw, "nvidia", optional=("driver_min", "first_cuda_for_arch", "last_cuda_for_arch",
-                                           "cuda_for_ptx_isa"))
-    drivers, table = {}, m.get("driver_min") or {}
-    for release, mins in c.mapping(table, "nvidia.driver_min", optional=table).items():
-        p = f"nvidia.driver_min.{release}"
-        if str(release) in cuda:
-            c.fail(p, f"CUDA {release} is under 'cuda:', its driver minimum lives there")
+    the CUDA of each PTX ISA version and the first driver of each NVENC API."""
+    cudas = ("first_cuda_for_arch", "last_cuda_for_arch", "cuda_for_ptx_isa")  # in NvidiaTables' order
+    m = c.mapping(raw, "nvidia", optional=("driver_min", "nvenc_driver_min") + cudas)
+    drivers = _driver_table(c, m, "driver_min")
+    for release in (r for r in drivers if r in cuda):
+        c.fail(f"nvidia.driver_min.{release}", f"CUDA {release} is under 'cuda:', its driver minimum lives there")
+    return NvidiaTables(drivers, *(_cuda_table(c, m, key) for key in cudas),
+                        _driver_table(c, m, "nvenc_driver_min"))
+
+
+def _driver_table(c: Checker, m: dict, key: str) -> dict[str, dict[str, str]]:
+    """nvidia.<key>: a version (a CUDA release, an NVENC API) -> its first driver {linux, windows}."""
+    out, table = {}, m.get(key) or {}
+    for version, mins in c.mapping(table, f"nvidia.{key}", optional=table).items():
+        p = f"nvidia.{key}.{version}"
         d = c.mapping(mins, p, required=("linux", "windows"))
-        drivers[c.version(release, p)] = {k: c.version(d[k], f"{p}.{k}") for k in ("linux", "windows")}
-    first, last, ptx = (_cuda_table(c, m, key) for key in ("first_cuda_for_arch", "last_cuda_for_arch",
-                                                           "cuda_for_ptx_isa"))
-    return NvidiaTables(drivers, first, last, ptx)
+        out[c.version(version, p)] = {k: c.version(d[k], f"{p}.{k}") for k in ("linux", "windows")}
+    return out
 
 
 def _cuda_table(c: Checker, m: dict, key: str) -> dict[str, str]:

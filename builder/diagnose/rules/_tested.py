@@ -111,3 +111,8 @@ def last_cuda_for_arch(ctx, cc):
 
 def cuda_for_ptx_isa(ctx, isa):
     return (_facts(ctx).get("cuda_for_ptx_isa") or {}).get(isa, "")
+
+
+def nvenc_driver_min(ctx, api):
+    """The first driver of an NVENC API on the log's platform ('12.1' -> 530.41.03 on Linux), '' when unknown."""
+    return ((_facts(ctx).get("nvenc_driver_min") or {}).get(api) or {}).get(_platform(ctx), "")

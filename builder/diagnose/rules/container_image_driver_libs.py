@@ -18,9 +18,14 @@ ID = "container-image-driver-libs"
 def check(log, ctx):
     exists = [ev for ev in log.all("nvc_error") if ev.groups[0] == "mount"
               and "file creation failed" in (ev.groups[1] or "") and "file exists" in ev.groups[1]][:1]
+    path = _file_path(exists[0].groups[1]) if exists else ""
+    if not exists:  # a wrap cut the mount error: its "<driver library>: file exists" on one of the next rows
+        mounts = [ev for ev in log.all("nvc_error") if ev.groups[0] == "mount"]
+        tails = [ev for ev in log.all("driver_file_exists") for m in mounts[:1] if 0 <= ev.line - m.line <= 4][:1]
+        exists, path = (mounts[:1] + tails, "/" + tails[0].groups[0].lstrip("/")) if tails else ([], "")
     if not exists or log.has("jetson"):
         return None
-    path = _file_path(exists[0].groups[1]).rsplit("/merged", 1)[-1]
+    path = path.rsplit("/merged", 1)[-1]
     cause = t("The image already has a file where the NVIDIA container toolkit mounts the host's driver ({path}): "
               "the image carries NVIDIA driver files, from a driver package installed in it, a `docker commit` of a "
               "container that had the GPU, or a build with nvidia as Docker's default runtime.", path=path)

@@ -69,27 +69,15 @@ def check(log, ctx):
     evidence = drivers[:1] + runtime[:1] + log.all("nvc_hook_missing")[:1]
     fault, fault_fix = _toolkit_faults(log)
     k8s = log.all("k8s_no_gpu_resource")[:2]
-    nvml = [] if log.has("smi_no_driver", "nvml_init", "kmod_not_found") else [
-        ev for ev in log.all("nvml_lib_missing") if not host_nvml(log, ev)][:1]  # nvidia-docker 1.x's is the host's
+    # (nvidia-docker 1.x's and nvidia-ctk's CDI generation run on the host: their NVML is the host's)
+    nvml = [] if log.has("smi_no_driver", "nvml_init", "kmod_not_found", "cdi_generate_failed") else [
+        ev for ev in log.all("nvml_lib_missing") if not host_nvml(log, ev)][:1]
     if not evidence and not fault and not k8s and not nvml:
         return None
     title = t("Docker cannot give this container a GPU (no NVIDIA container runtime)")
     cause = t("Docker has no NVIDIA runtime to give the container a GPU: the NVIDIA Container Toolkit is not "
               "installed on the host, or Docker was not configured and restarted after installing it.")
-    if ctx.windows:
-        fix = t("with Docker Desktop on Windows the GPU comes through its WSL 2 backend: turn on \"Use the WSL 2 "
-                "based engine\", update Docker Desktop and the NVIDIA Windows driver, then restart Docker Desktop; "
-                "start the container with `docker run --gpus all ...`")
-    else:
-        fix = t("install the NVIDIA Container Toolkit on the host (package nvidia-container-toolkit), register it with "
-                "`sudo nvidia-ctk runtime configure --runtime=docker` and restart the daemon with `sudo systemctl "
-                "restart docker`; then start the container with `docker run --gpus all ...`")
-        if runtime:
-            fix += t("; `--runtime=nvidia` (and compose's `runtime: nvidia`) works only once that runtime is "
-                     "registered, `--gpus all` needs no runtime name")
-        if not log.has("linux_shell", "so_name", "python_path"):  # nothing shows the host: Docker Desktop too
-            fix += t("; with Docker Desktop on Windows the GPU comes through its WSL 2 backend instead: turn on "
-                     "\"Use the WSL 2 based engine\" and update Docker Desktop and the NVIDIA Windows driver")
+    fix = _runtime_fix(log, ctx, runtime)
     if not evidence and fault:
         evidence, title = fault, t("The NVIDIA Container Toolkit is not set up for this GPU request")
         cause = t("The NVIDIA Container Toolkit is installed but not set up for this request, so the container "
@@ -104,7 +92,8 @@ def check(log, ctx):
                 "for a pod, a DaemonSet or compose service that cannot pass that flag, make it the default runtime: "
                 "`sudo nvidia-ctk runtime configure --runtime=docker --set-as-default` (\"default-runtime\": "
                 "\"nvidia\" in /etc/docker/daemon.json), or `--runtime=containerd --set-as-default`, then restart "
-                "the daemon; this needs the NVIDIA Container Toolkit on the host")
+                "the daemon; a Kubernetes pod can ask for it with `runtimeClassName: nvidia`; this needs the NVIDIA "
+                "Container Toolkit on the host")
     elif not evidence:
         evidence, title = k8s or nvml, t("No Kubernetes node offers an NVIDIA GPU")
         cause = t("No Kubernetes node offers an nvidia.com/gpu: NVIDIA's device plugin on the GPU node finds no GPU "
@@ -112,10 +101,35 @@ def check(log, ctx):
         fix = t("the GPU node needs the NVIDIA driver and the NVIDIA Container Toolkit with NVIDIA's runtime as the "
                 "default runtime of containerd (or Docker): `sudo nvidia-ctk runtime configure --runtime=containerd "
                 "--set-as-default` and restart containerd (with Docker: `--runtime=docker --set-as-default`, "
-                "\"default-runtime\": \"nvidia\" in /etc/docker/daemon.json), or give the device plugin RuntimeClass "
-                "nvidia; then "
+                "\"default-runtime\": \"nvidia\" in /etc/docker/daemon.json), or give the device plugin (and GPU "
+                "exporters) `runtimeClassName: nvidia`; then "
                 "the device plugin lists the GPU and `kubectl describe node` shows nvidia.com/gpu under Allocatable "
                 "(NVIDIA's GPU Operator sets all of this up)")
     return Finding(ID, title, lines(evidence), cause, fix,
                    t("`tfenv doctor` checks the host's driver and Docker's GPU support"), rank=3,
                    supersedes=("no-gpu-visible", "libcuda-missing", "no-gpu-harmless"))
+
+
+def _runtime_fix(log, ctx, runtime):
+    """Register NVIDIA's runtime where the container starts: Docker Desktop's WSL 2 backend, a node's containerd (its
+    CRI's "no runtime for \"nvidia\""), or the host's Docker."""
+    if ctx.windows:
+        return t("with Docker Desktop on Windows the GPU comes through its WSL 2 backend: turn on \"Use the WSL 2 "
+                 "based engine\", update Docker Desktop and the NVIDIA Windows driver, then restart Docker Desktop; "
+                 "start the container with `docker run --gpus all ...`")
+    if any("no runtime for" in log.line_text(ev.line) for ev in runtime):  # containerd's CRI, for a pod
+        return t("register the nvidia runtime with the node's containerd: install the NVIDIA Container Toolkit "
+                 "there and run `sudo nvidia-ctk runtime configure --runtime=containerd`, then restart containerd "
+                 "(k3s and MicroK8s keep their own containerd config: their GPU add-on or NVIDIA's GPU Operator "
+                 "writes it, e.g. `microk8s enable gpu`); a pod with `runtimeClassName: nvidia` runs only once it "
+                 "is there")
+    fix = t("install the NVIDIA Container Toolkit on the host (package nvidia-container-toolkit), register it with "
+            "`sudo nvidia-ctk runtime configure --runtime=docker` and restart the daemon with `sudo systemctl "
+            "restart docker`; then start the container with `docker run --gpus all ...`")
+    if runtime:
+        fix += t("; `--runtime=nvidia` (and compose's `runtime: nvidia`) works only once that runtime is "
+                 "registered, `--gpus all` needs no runtime name")
+    if not log.has("linux_shell", "so_name", "python_path"):  # nothing shows the host: Docker Desktop too
+        fix += t("; with Docker Desktop on Windows the GPU comes through its WSL 2 backend instead: turn on "
+                 "\"Use the WSL 2 based engine\" and update Docker Desktop and the NVIDIA Windows driver")
+    return fix

@@ -30,6 +30,10 @@ def check(log, ctx):
                 "torch`, the index URL of the CUDA build you want): its CUDA and cuDNN DLLs come inside the wheel, so "
                 "a CUDA toolkit on PATH does not replace them")
         return Finding(ID, t("PyTorch's {dll} failed to load", dll=dll), [torch.line], cause, fix, "", rank=85)
+    module = next((ev.groups[0] for ev in log.all("dll_load_failed") if ev.groups[0]
+                   and "tensorflow" not in ev.groups[0]), "")
+    if module:  # another package's extension, the traceback naming no frame of it (dll-load-failed-other's case)
+        return _package_dll(log, module)
     evidence = [ev for kind in ("dll_load_failed", "win_error_126", "native_runtime") for ev in log.all(kind)[:1]]
     cause = t("Windows could not load _pywrap_tensorflow_internal or a DLL it needs, and the log does not say which; "
               "most often it is the Microsoft Visual C++ runtime.")
@@ -40,3 +44,18 @@ def check(log, ctx):
             "missing")
     return Finding(ID, t("TensorFlow's native library failed to load"), lines(evidence), cause, fix, tfenv_way(ctx),
                    rank=85)
+
+
+def _package_dll(log, module):
+    """`DLL load failed while importing <module>` of a package other than TF: its DLLs need a current Visual C++
+    runtime first (ONNX Runtime's and PyTorch's Windows requirements), then a build of the package for this
+    Python."""
+    cause = t("Windows could not load {module} (a compiled part of a Python package) or a DLL it needs; most often "
+              "that is the Microsoft Visual C++ runtime, which current packages need in a recent version.",
+              module=module)
+    fix = t("install the latest x64 Microsoft Visual C++ Redistributable 2015-2022 (vc_redist.x64.exe) and open a "
+            "new terminal; if it persists, reinstall that package in that environment in a release built for this "
+            "Python (`pip install --force-reinstall <package>==<version>`), and do not mix pip and conda copies of "
+            "it")
+    return Finding(ID, t("{module} failed to load", module=module), lines(log.all("dll_load_failed")[:1]), cause,
+                   fix, "", rank=85)

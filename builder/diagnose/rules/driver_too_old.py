@@ -14,15 +14,14 @@ def check(log, ctx):
     # PTX newer than the driver's JIT knows is the same story: the driver is older than the toolkit.
     evidence = log.all("insufficient_driver")[:2] + log.all("driver_older")[:1] + [
         ev for ev in log.all("cuda_error") if ev.groups[0] == "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"][:1]
+    nvenc = _nvenc(log, ctx)
+    if nvenc:
+        return nvenc
     ollama = log.first("ollama_driver_old")  # its own floor for its CUDA build: (driver major, required major)
     ngc = log.first("ngc_driver")
     mismatch = log.first("kernel_dso_mismatch")
-    compat = bool(ctx.container) and mismatch and vkey(mismatch.groups[1]) > vkey(mismatch.groups[0])
-    if compat:
-        evidence = evidence + [mismatch] + log.all("libcuda_version")[:1] + log.all("kernel_version")[:1]
-    elif ctx.container and log.has("compat_not_supported"):  # error 804: the image's compat libcuda, refused
-        compat = True
-        evidence = evidence + log.all("compat_not_supported")[:1]
+    compat = _compat_refused(log, ctx, mismatch)
+    evidence += compat
     cuda = _asked(log, ctx)
     minimum, driver = _tested.driver_min(ctx, cuda) if cuda else "", ctx.driver.value
     if ngc:  # "This container was built for NVIDIA Driver Release X or later, but version Y was detected"
@@ -70,6 +69,39 @@ def check(log, ctx):
                    tfenv_way(ctx) + t(" (or pick an environment whose CUDA this driver runs: `tfenv doctor` says "
                                       "which)"),
                    rank=24, supersedes=("driver-dso-mismatch", "no-gpu-visible", "cuinit-error"))
+
+
+def _nvenc(log, ctx):
+    """FFmpeg's NVENC encoders (and OBS, which uses them) asking the driver for a newer NVENC API than it offers: the
+    driver floor of that API (matrix.yaml nvidia.nvenc_driver_min, FFmpeg's own table) where FFmpeg prints none."""
+    api, said = log.first("nvenc_api"), log.first("nvenc_driver_min")
+    if not (api or said):
+        return None
+    printed = said.groups[0] if said and said.groups[0] != "(unknown)" else ""
+    minimum = printed or (_tested.nvenc_driver_min(ctx, api.groups[0]) if api else "")
+    needs = t("NVENC API {required}, the driver offers {found}", required=api.groups[0], found=api.groups[1]) if api \
+        else t("a newer NVENC API than the driver offers")
+    cause = t("This FFmpeg build (FFmpeg itself, or the one inside OBS or another program) was compiled for a newer "
+              "NVENC than the NVIDIA driver has: it needs {needs}.", needs=needs)
+    update = t("update the NVIDIA driver to {minimum} or newer", minimum=minimum) if minimum else t(
+        "update the NVIDIA driver to a current one")
+    older = t(" (NVENC API {found})", found=api.groups[1]) if api else ""
+    fix = t("{update} (NVENC's API comes with the driver; no CUDA install changes it); or use an FFmpeg built "
+            "with older nv-codec-headers{older}, the release of the program from before it moved to the newer API",
+            update=update, older=older)
+    evidence = [ev for ev in (api, said) if ev]
+    return Finding(ID, t("The NVIDIA driver is too old for this FFmpeg's NVENC"), lines(evidence), cause, fix, "",
+                   rank=24)
+
+
+def _compat_refused(log, ctx, mismatch):
+    """The events that show a container's forward-compatibility libcuda standing in for a host driver older than the
+    image's CUDA: the compat libcuda newer than the host's kernel module, or its refusal on a GPU without forward
+    compatibility (error 804)."""
+    if ctx.container and mismatch and vkey(mismatch.groups[1]) > vkey(mismatch.groups[0]):
+        return [mismatch] + log.all("libcuda_version")[:1] + log.all("kernel_version")[:1]
+    # (on a host it is cuda-compat on the loader path, whatever the driver: cuinit-error's)
+    return log.all("compat_not_supported")[:1] if ctx.container else []
 
 
 def _forward_compat_refused(log):

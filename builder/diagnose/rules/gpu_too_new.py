@@ -112,7 +112,34 @@ def _a_tool_says(log, ctx):
     if arch:
         return _old_ptxas(ctx, compute_capability(arch.groups[0]), "nvcc", arch.line)
     said = log.first("ptxas_cc")
-    return _old_ptxas(ctx, said.groups[0], "ptxas", said.line) if said else None
+    if said:
+        return _old_ptxas(ctx, said.groups[0], "ptxas", said.line)
+    nvrtc = log.first("nvrtc_arch")
+    return _old_nvrtc(log, ctx, nvrtc) if nvrtc else None
+
+
+def _old_nvrtc(log, ctx, said):
+    """NVRTC, the CUDA run-time compiler the program carries (PyTorch's JIT fusers, hashcat, Isaac Gym, CuPy), from
+    a CUDA older than the GPU: it does not know the architecture it is asked to compile for."""
+    cc = ctx.compute_capability.value
+    first = _tested.first_cuda_for_arch(ctx, cc) if cc else ""
+    gpu = t("compute capability {cc}", cc=cc) if cc else t("this GPU")
+    cause = t("NVRTC, the CUDA run-time compiler the program uses, comes from a CUDA older than the GPU ({gpu}): it "
+              "does not know the GPU's architecture, so it cannot compile the program's kernels for it.", gpu=gpu)
+    need = t("CUDA {first} or newer", first=first) if first else t("a newer CUDA{newest}",
+                                                                   newest=_newest_generations(ctx))
+    fix = t("use a build of the program with {need}: PyTorch's wheels bring their own NVRTC, so reinstall torch "
+            "built for it (its cuXYZ index); in a container, an image on a newer CUDA base; other programs take the "
+            "CUDA toolkit's NVRTC ({nvrtc}) of that CUDA", need=need,
+            nvrtc="nvrtc64_*.dll" if ctx.windows else "libnvrtc.so")
+    program = other_program(log)
+    if "hashcat" in log.line_text(said.line).lower() or log.has("hashcat_no_nvrtc"):
+        program = "hashcat"
+    if program == "hashcat":
+        fix += t("; hashcat runs the GPU through its OpenCL backend meanwhile (`--backend-ignore-cuda`, or `-d` with "
+                 "the OpenCL device's number from `hashcat -I`)")
+    return Finding(ID, t("The GPU is newer than the CUDA run-time compiler (NVRTC) in use"), [said.line], cause, fix,
+                   tfenv_way(ctx), rank=44)
 
 
 def _newest_generations(ctx):

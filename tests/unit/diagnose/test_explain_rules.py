@@ -26,8 +26,21 @@ _HOOK = ('container init caused "process_linux.go:385: running prestart hook 1 c
          '/var/lib/docker/overlay2/bd4f/merged]\\nnvidia-container-cli: mount error: file creation failed: '
          '/var/lib/docker/overlay2/bd4f/merged/usr/bin/nvidia-smi: file exists\\n\\"": unknown')
 _HOOK_212 = "\n".join(_HOOK[i:i + 212] for i in range(0, len(_HOOK), 212))
+# the same error wrapped at uneven widths (a forum's typographic quotes took a character from some rows), the mount
+# error's detail cut mid-word and its library three rows further down
+_HOOK_UNEVEN = ("stderr: nvidia-container-cli: mount error: file creati\non failed: /var/lib/docker/overlay2/35b2"
+                "/merged/\nusr/lib/x86_64-linux-gnu/libcuda.so.1: file exists\\n\u201d\u201d\u201d: unknown.")
 CASES = [
     ("hook-wrapped-twice", _HOOK_212, "container-image-driver-libs", "nvidia-smi"),
+    ("hook-wrapped-unevenly", _HOOK_UNEVEN, "container-image-driver-libs", "libcuda.so.1"),
+    ("nvenc-api-unknown-floor", "[h264_nvenc @ 0x1] Driver does not support the required nvenc API version. Required: "
+     "11.1 Found: 11.0\n[h264_nvenc @ 0x1] The minimum required Nvidia driver for nvenc is (unknown) or newer",
+     "driver-too-old", "470.57.02"),
+    ("ptx-isa-driver-jit", "cuLinkAddData(): the provided PTX was compiled with an unsupported toolchain.\nptxas "
+     "application ptx input, line 9; fatal   : Unsupported .version 7.1; current version is '7.0'", "driver-too-old",
+     "CUDA 11.1"),
+    ("ort-dll-init-not-avx", "ImportError: DLL load failed while importing onnxruntime_pybind11_state: A dynamic link "
+     "library (DLL) initialization routine failed.", "msvc-runtime", "vc_redist"),
     # the toolkit's "initialization error:" whose detail a wrap moved to the next line, beside the kernel's words
     ("nvc-init-cut-nvrm-mismatch", "stderr: nvidia-container-cli: initialization error: \nnvml error: driver/library "
      "version mismatch: unknown\n[ 7386.259769] NVRM: API mismatch: the client has the version 515.48.07, but\n"
