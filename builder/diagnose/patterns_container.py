@@ -39,6 +39,10 @@ CONTAINER = [
     ("nvc_error", _p(r"nvidia-container-cli(?:\.real)?: (initialization|detection|mount|ldcache|device|container|"
                      r"permission) error: ([^\n\\\"]{0,200})", "nvidia-container-cli: ",
                      "nvidia-container-cli.real: ")),
+    # nvidia-docker 1.x for an NV_GPU index or UUID the host does not have (its wrapper's log.Panicln("Error:", err)
+    # of the device lookup's "invalid device: %s")
+    ("nvd1_invalid_device", _p(r"nvidia-docker[^\n]{0,60}Error: invalid device: ([\w-]{1,60})",
+                               "Error: invalid device: ")),
     # the tail of its mount error on a later row, where a wrap cut the line ("file creati" / "on failed: ..."): the
     # driver library the image already holds
     ("driver_file_exists", _p(r"([\w./+-]{0,200}lib(?:cuda|nvidia-[\w-]{2,30})\.so[\d.]{0,12}): file exists",

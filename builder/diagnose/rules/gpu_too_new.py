@@ -4,14 +4,17 @@ ptxas XLA runs (`Value 'sm_86' is not defined for option 'gpu-name'`).
 Which cause wins: a ptxas that exists but does not know this GPU is gpu-too-new (the fix is a newer CUDA, named by
 matrix.yaml nvidia.first_cuda_for_arch); xla-libdevice is for libdevice or ptxas that cannot be found or run."""
 
+import re
+
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules import _tested
 from builder.diagnose.rules._common import tfenv_way
-from builder.diagnose.rules._programs import ollama_skipped, other_program
+from builder.diagnose.rules._programs import ollama_skipped, other_program, tf_log
 from builder.diagnose.versions import compute_capability, vkey
 
 ID = "gpu-too-new"
+_CU_SOURCE = re.compile(r"\.cu[h]?:\d")
 ERRORS = ("CUDA_ERROR_NO_BINARY_FOR_GPU", "cudaErrorNoKernelImageForDevice", "CUDA_ERROR_INVALID_PTX",
           "CUDA_ERROR_INVALID_IMAGE")
 
@@ -30,13 +33,16 @@ def check(log, ctx):
         return None
     evidence = jit + errors
     program = other_program(log) if errors and not cc and not built else ""
-    if program:
+    # a log with no sign of TF, or the error in a program's own check of its CUDA code (helper_cuda.h's "CUDA error at
+    # kernels.cu:212 code=209(...)", a .cu file TF's messages never name): not TF's build
+    own = any(_CU_SOURCE.search(log.line_text(ev.line)) for ev in errors)
+    if program or (errors and not cc and not built and (own or not tf_log(log))):
         return _program_build(ctx, program, evidence)
     if old_cuda:
         evidence.append(log.first("device") or log.first("device_old"))
     # the GPUs no TF pip build has code for; not PyTorch's or another program's log, whose builds are their own
-    first, tf_log = _tested.first_cuda_for_arch(ctx, cc), not built and not other_program(log)
-    beyond = _beyond_tf(ctx) if tf_log else []
+    first, tf_build = _tested.first_cuda_for_arch(ctx, cc), not built and not other_program(log)
+    beyond = _beyond_tf(ctx) if tf_build else []
     cause = t("The GPU (compute capability {cc}) is newer than the code in this TF build.", cc=cc or "?")
     if jit and not errors and cc not in beyond:
         cause += " " + t("TF has no binaries for it and the driver compiles every kernel from PTX at the first "
@@ -66,15 +72,26 @@ def check(log, ctx):
 
 
 def _program_build(ctx, program, evidence):
-    """Another program's build without code for a GPU the log does not name: the GPU may be older than it, too."""
-    cause = t("This {program} build has no code for the GPU (\"no kernel image\"): the GPU is newer, or older, than "
-              "the GPUs its CUDA build was made for.", program=program)
-    fix = t("install the {program} build for a CUDA that supports this GPU: for an older GPU (Pascal: GeForce 10xx, "
-            "compute capability 6.x) the build for an older CUDA (its CUDA 11.8 build), for a newer one the build for "
-            "a newer CUDA{newest}; `nvidia-smi --query-gpu=name,compute_cap --format=csv` shows the GPU's compute "
-            "capability", program=program, newest=_newest_generations(ctx))
-    return Finding(ID, t("This {program} build has no code for the GPU", program=program),
-                   [ev.line for ev in evidence if ev], cause, fix, tfenv_way(ctx), rank=44)
+    """Another program's build without code for a GPU the log does not name (the GPU may be older than it, too), or
+    a CUDA extension the project compiled itself for other GPUs; '' as the program: a log that names none."""
+    if program:
+        cause = t("This {program} build has no code for the GPU (\"no kernel image\"): the GPU is newer, or older, "
+                  "than the GPUs its CUDA build was made for.", program=program)
+        fix = t("install the {program} build for a CUDA that supports this GPU: for an older GPU (Pascal: GeForce "
+                "10xx, compute capability 6.x) the build for an older CUDA (its CUDA 11.8 build), for a newer one the "
+                "build for a newer CUDA{newest}", program=program, newest=_newest_generations(ctx))
+        title = t("This {program} build has no code for the GPU", program=program)
+    else:
+        cause = t("The program's CUDA code was not compiled for this GPU (\"no kernel image\"): the GPU is newer, or "
+                  "older, than the architectures it was built for.")
+        fix = t("use a build of the program made for this GPU: for a newer GPU one built with a newer CUDA{newest}",
+                newest=_newest_generations(ctx))
+        title = t("The program has no code for this GPU")
+    fix += t("; a CUDA extension the project compiles itself (its setup.py, CMake or Makefile) needs this GPU's "
+             "compute capability among its targets: rebuild it with TORCH_CUDA_ARCH_LIST=\"<compute capability>\" "
+             "for PyTorch extensions, or -gencode arch=compute_XY,code=sm_XY (CMAKE_CUDA_ARCHITECTURES) for nvcc; "
+             "`nvidia-smi --query-gpu=name,compute_cap --format=csv` shows the GPU's compute capability")
+    return Finding(ID, title, [ev.line for ev in evidence if ev], cause, fix, tfenv_way(ctx), rank=44)
 
 
 def _ollama_not_built(log, ctx):
