@@ -145,7 +145,9 @@ def _program_minimum(log, ctx):
     if triton:
         need, have = triton.groups[0] or TRITON_MIN, triton.groups[1] or cc
         cause = t("Triton, the compiler behind torch.compile (PyTorch's inductor backend), has no code for GPUs below "
-                  "compute capability {need}; this one is {gpu}.", need=need, gpu=_generation(have) if have else "?")
+                  "compute capability {need}.", need=need)
+        if have:
+            cause += " " + t("This GPU is {gpu}.", gpu=_generation(have))
         fix = t("run the model without torch.compile: remove the torch.compile call or turn off the program's compile "
                 "option (torch.compile(model, backend=\"eager\") keeps the call), and PyTorch runs it on this GPU; "
                 "or use a GPU of compute capability {need} or newer", need=need)
