@@ -49,6 +49,12 @@ def tf_log(log):
             or any("Could not load dynamic library" in log.line_text(ev.line) for ev in log.all("load_fail")))
 
 
+def tf_module(name):
+    """A Python extension module of TF's own (_pywrap_tensorflow_internal, _pywrap_tfe, _pywrap_tf_session, ...), as
+    "DLL load failed while importing <name>" names it."""
+    return "tensorflow" in name or name.startswith("_pywrap_tf")
+
+
 def cuda_of(names):
     """The CUDA release the names pin down ('12.x', '11.8'), '' when none does."""
     return next(filter(None, map(cuda_of_library, names)), "")

@@ -2,6 +2,7 @@
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
+from builder.diagnose.rules._programs import tf_module
 
 ID = "cpu-no-avx"
 
@@ -10,7 +11,7 @@ def check(log, ctx):
     # ERROR_DLL_INIT_FAILED under PyTorch's 'Error loading "...\\torch\\lib\\c10.dll"', or in another package's
     # import ("while importing onnxruntime_pybind11_state"), is that package's DLLs (rules/dll_load_failed.py), not
     # TF's AVX check
-    other = [ev for ev in log.all("dll_load_failed") if ev.groups[0] and "tensorflow" not in ev.groups[0]]
+    other = [ev for ev in log.all("dll_load_failed") if ev.groups[0] and not tf_module(ev.groups[0])]
     init_failed = [] if log.has("error_loading_dll") or other else log.all("dll_init_failed")[:1]
     evidence = log.all("avx_missing")[:1] + log.all("illegal_instruction")[:1] + init_failed
     # a CPU model without AVX beside TF's native library failing to load (Windows: DLL load failed)

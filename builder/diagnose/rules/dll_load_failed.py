@@ -7,6 +7,7 @@ advice; Windows' ERROR_COMMITMENT_LIMIT (1455, the paging file too small) is not
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules._common import lines, tfenv_way
+from builder.diagnose.rules._programs import tf_module
 
 ID = "msvc-runtime"
 
@@ -31,7 +32,7 @@ def check(log, ctx):
                 "a CUDA toolkit on PATH does not replace them")
         return Finding(ID, t("PyTorch's {dll} failed to load", dll=dll), [torch.line], cause, fix, "", rank=85)
     module = next((ev.groups[0] for ev in log.all("dll_load_failed") if ev.groups[0]
-                   and "tensorflow" not in ev.groups[0]), "")
+                   and not tf_module(ev.groups[0])), "")
     if module:  # another package's extension, the traceback naming no frame of it (dll-load-failed-other's case)
         return _package_dll(log, module)
     evidence = [ev for kind in ("dll_load_failed", "win_error_126", "native_runtime") for ev in log.all(kind)[:1]]

@@ -149,10 +149,7 @@ def _old_nvrtc(log, ctx, said):
             "built for it (its cuXYZ index); in a container, an image on a newer CUDA base; other programs take the "
             "CUDA toolkit's NVRTC ({nvrtc}) of that CUDA", need=need,
             nvrtc="nvrtc64_*.dll" if ctx.windows else "libnvrtc.so")
-    program = other_program(log)
-    if "hashcat" in log.line_text(said.line).lower() or log.has("hashcat_no_nvrtc"):
-        program = "hashcat"
-    if program == "hashcat":
+    if "hashcat" in log.text or "Hashcat" in log.text or log.has("hashcat_no_nvrtc"):
         fix += t("; hashcat runs the GPU through its OpenCL backend meanwhile (`--backend-ignore-cuda`, or `-d` with "
                  "the OpenCL device's number from `hashcat -I`)")
     return Finding(ID, t("The GPU is newer than the CUDA run-time compiler (NVRTC) in use"), [said.line], cause, fix,
