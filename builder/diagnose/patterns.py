@@ -130,7 +130,9 @@ PATTERNS = LOADER + [
     ("libdevice", _p(r"(libdevice not found at [^\n]{0,200}|Can't find libdevice directory[^\n]{0,200}|"
                      r"[Cc]ould not find libdevice[^\n]{0,200}|Unable to find libdevice[^\n]{0,200}|"
                      r"libdevice\.10\.bc[^\n]{0,120})", 'libdevice')),
-    ("ptxas", _p(r"((?:Couldn't|Can't|Could not|Failed to) (?:invoke|find|get) ptxas[^\n]{0,200}|"
+    # (XLA since 2023: "Couldn't find a suitable version of ptxas. The following locations were considered: ...")
+    ("ptxas", _p(r"((?:Couldn't|Can't|Could not|Failed to) (?:invoke|find|get)(?: a suitable version of)? ptxas"
+                 r"[^\n]{0,200}|"
                  r"ptxas (?:exited|returned|fatal)[^\n]{0,200}|ptxas[^\n]{0,20} not found[^\n]{0,100})", 'ptxas')),
     # nvcc --version: the installed CUDA toolkit ("Cuda compilation tools, release 12.5, V12.5.40")
     ("nvcc_release", _p(r"Cuda compilation tools, release (\d{1,2}\.\d{1,2})", "Cuda compilation tools")),

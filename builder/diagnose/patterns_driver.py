@@ -147,6 +147,11 @@ DRIVER = [
     ("nvenc_api", _p(r"Driver does not support the required nvenc API version\.\s{0,4}(?:\\\s{0,4})?Required: "
                      r"(\d{1,2}\.\d{1,2}) Found: (\d{1,2}\.\d{1,2})", "Driver does not support the required nvenc",
                      span=True)),
+    # ... and when the driver's video library is not there at all (nv-codec-headers' dynlink_loader.h LOAD_LIBRARY:
+    # "Cannot load %s", NVENC's libnvidia-encode.so.1 / nvEncodeAPI64.dll, NVDEC's libnvcuvid.so.1 / nvcuvid.dll;
+    # FFmpeg prints its driver floor after it, as a note)
+    ("nvenc_lib_missing", _p(r"Cannot load (libnvidia-encode\.so\.1|nvEncodeAPI(?:64)?\.dll|libnvcuvid\.so\.1|"
+                             r"nvcuvid\.dll)", "Cannot load ")),
     ("nvenc_driver_min", _p(r"The minimum required Nvidia driver for nvenc is ([\d.]{3,12}|\(unknown\)) or newer",
                             "The minimum required Nvidia driver for nvenc")),
     # NVRTC (the CUDA run-time compiler a program or PyTorch's JIT fusers ship) asked for an architecture its CUDA

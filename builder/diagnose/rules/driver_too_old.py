@@ -75,7 +75,7 @@ def _nvenc(log, ctx):
     """FFmpeg's NVENC encoders (and OBS, which uses them) asking the driver for a newer NVENC API than it offers: the
     driver floor of that API (matrix.yaml nvidia.nvenc_driver_min, FFmpeg's own table) where FFmpeg prints none."""
     api, said = log.first("nvenc_api"), log.first("nvenc_driver_min")
-    if not (api or said):
+    if not (api or said) or (not api and log.has("nvenc_lib_missing")):  # the library missing: libcuda-missing's
         return None
     printed = said.groups[0] if said and said.groups[0] != "(unknown)" else ""
     minimum = printed or (_tested.nvenc_driver_min(ctx, api.groups[0]) if api else "")

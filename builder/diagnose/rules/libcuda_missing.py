@@ -19,6 +19,9 @@ WINDOWS_NAMES = {"libcuda.so.1": "nvcuda.dll", "libnvidia-ml.so.1": "nvml.dll"}
 
 
 def check(log, ctx):
+    video = _video_library(log, ctx)
+    if video:
+        return video
     failed = libcuda_failures(log)
     if not failed:
         return _no_kernel_module(log, ctx) or _link_step(log, ctx)
@@ -148,3 +151,25 @@ def _link_step(log, ctx):
             "`-DCMAKE_LIBRARY_PATH=/usr/local/cuda/lib64/stubs`), never on LD_LIBRARY_PATH at run time")
     return Finding(ID, t("The linker cannot find the NVIDIA driver library libcuda.so"), lines(evidence), cause, fix,
                    tfenv_way(ctx), rank=38, supersedes=("no-gpu-harmless",))
+
+
+def _video_library(log, ctx):
+    """FFmpeg (and Plex, Jellyfin, OBS: their FFmpeg) cannot load the driver's NVENC or NVDEC library: the driver
+    part that encodes video is not installed, or the container was not given the video capability."""
+    missing = log.first("nvenc_lib_missing")
+    if not missing:
+        return None
+    name = missing.groups[0]
+    cause = t("FFmpeg could not load {name}, the NVIDIA driver's video encode/decode library: it comes with the "
+              "driver, not with CUDA, and is not there.", name=name)
+    if ctx.windows:
+        fix = t("install the NVIDIA display driver from NVIDIA (a CUDA toolkit does not bring {name}), then restart "
+                "the program", name=name)
+    else:
+        fix = t("in a container the NVIDIA runtime mounts the driver's video libraries only for the video capability: "
+                "set NVIDIA_DRIVER_CAPABILITIES=compute,video,utility (or all) or start it with `--gpus "
+                "'all,\"capabilities=compute,utility,video\"'`; on the host install the driver's encode and decode "
+                "libraries with it (Debian and Ubuntu package them apart: libnvidia-encode-<branch> / "
+                "libnvidia-encode1, libnvidia-decode-<branch> / libnvcuvid1)")
+    return Finding(ID, t("The NVIDIA driver's video library {name} cannot be loaded", name=name),
+                   lines([missing] + log.all("nvenc_driver_min")[:1]), cause, fix, "", rank=30)
