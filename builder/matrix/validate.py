@@ -90,13 +90,13 @@ def parse(data: Any, path: Path) -> Matrix:
 def _parse_nvidia(c: Checker, raw: Any, cuda: dict) -> NvidiaTables:
     """NVIDIA's driver minimums of the CUDA releases without a stack, the first and last CUDA of each GPU generation,
     the CUDA of each PTX ISA version and the first driver of each NVENC API."""
-    cudas = ("first_cuda_for_arch", "last_cuda_for_arch", "cuda_for_ptx_isa")  # in NvidiaTables' order
+    cudas = ("first_cuda_for_arch", "last_cuda_for_arch", "cuda_for_ptx_isa")  # NvidiaTables' fields, as named
     m = c.mapping(raw, "nvidia", optional=("driver_min", "nvenc_driver_min") + cudas)
     drivers = _driver_table(c, m, "driver_min")
     for release in (r for r in drivers if r in cuda):
         c.fail(f"nvidia.driver_min.{release}", f"CUDA {release} is under 'cuda:', its driver minimum lives there")
-    return NvidiaTables(drivers, *(_cuda_table(c, m, key) for key in cudas),
-                        _driver_table(c, m, "nvenc_driver_min"))
+    return NvidiaTables(driver_min=drivers, nvenc_driver_min=_driver_table(c, m, "nvenc_driver_min"),
+                        **{key: _cuda_table(c, m, key) for key in cudas})
 
 
 def _driver_table(c: Checker, m: dict, key: str) -> dict[str, dict[str, str]]:
