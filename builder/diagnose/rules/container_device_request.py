@@ -18,14 +18,14 @@ def check(log, ctx):
                and "unknown device" in (ev.groups[1] or "") and VOLUME_MOUNTS not in ev.groups[1]]
     unknown += log.all("nvd1_invalid_device")[:1]  # nvidia-docker 1.x's NV_GPU
     if unknown:
-        device = (unknown[0].groups[-1] or "").split(":")[0] if unknown[0].kind == "nvc_error" else \
-            unknown[0].groups[0]
+        nvc = unknown[0].kind == "nvc_error"  # its detail "1: unknown device"; nvidia-docker 1.x's the device alone
+        device = (unknown[0].groups[1] or "").split(":")[0] if nvc else unknown[0].groups[0]
         cause = t("The container asked for GPU {device}, which the host does not have: the NVIDIA toolkit knows "
                   "only the GPUs the host's driver lists.", device=device)
         fix = t("list the host's GPUs with `nvidia-smi -L` and ask for one of those indexes or UUIDs (`docker run "
                 "--gpus '\"device=0\"' ...`, or NVIDIA_VISIBLE_DEVICES=0), or no more GPUs than it has (`--gpus 1` "
                 "asks for one, `--gpus 2` for two), or take them all with `--gpus all`")
-        if unknown[0].kind == "nvd1_invalid_device":
+        if not nvc:
             fix += t("; nvidia-docker 1.x takes them from NV_GPU (`NV_GPU=0 nvidia-docker run ...`)")
         return Finding(ID, t("The container asked for a GPU the host does not have"), lines(unknown[:1]), cause, fix,
                        "", rank=8, supersedes=("container-no-host-driver",))
