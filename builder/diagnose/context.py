@@ -178,7 +178,7 @@ def _posix(log):
 
 
 def _container(log):
-    for kind in ("diag_host", "no_driver_running"):
+    for kind in ("diag_host", "no_driver_running", "container_prompt"):
         for ev in log.all(kind):
             if _HEX_HOST.match(ev.groups[0] or ""):
                 return Fact(True, ev.line, "container host name " + ev.groups[0])

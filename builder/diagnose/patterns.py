@@ -35,6 +35,11 @@ PATTERNS = LOADER + [
     ("kernel_dso_mismatch", _p(r"kernel version ([\d.]{1,20}) does not match DSO version ([\d.]{1,20})")),
     ("nvrm", _p(r"NVRM version: NVIDIA UNIX \S+ Kernel Module\s+([\d.]{1,20})")),
     ("nvml_mismatch", _p(r"[Dd]river/library version mismatch", "river/library version mismatch")),
+    # the same result by nvml.h's name (NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18; go-nvml drops the NVML_ prefix),
+    # pynvml's exception class and nvmlErrorString's words for it
+    ("nvml_mismatch", _p(r"(?<![A-Za-z])(?:NVML_)?ERROR_LIB_RM_VERSION_MISMATCH|NVMLError_LibRmVersionMismatch|"
+                         r"RM has detected an NVML/RM version mismatch", "ERROR_LIB_RM_VERSION_MISMATCH",
+                         "NVMLError_LibRmVersionMismatch", "NVML/RM version mismatch")),
     # (the versions as any token: a paste or a guide may put placeholders there, "the version XXX.XX")
     ("nvrm_api_mismatch", _p(r"API mismatch: the client has the version ([\w.]{1,20}), but[|>\s]+(?:NVRM:\s+)?"
                              r"this kernel module has the version ([\w.]{1,20})", "API mismatch", span=True)),
@@ -251,6 +256,9 @@ PATTERNS = LOADER + [
     ("container_path", _p(r"(/usr/local/nvidia/(?:lib|bin)|(?<![\w.])/__w/)", "/usr/local/nvidia/", "/__w/")),
     # docker-compose 1.x names a service's container name_1, Compose v2 name-1
     ("compose_prefix", _p(r"(?m)^([\w.-]{1,60}[_-]\d{1,3})\s+\|", ' | ', ' |\t')),
+    # Docker names a container's host after its id (12 hex digits): a shell prompt inside one, root@3f4e5a6b7c8d:~#
+    # (found by its "@", which few log lines have; ":/" would send every URL's line to the pattern)
+    ("container_prompt", _p(r"@([0-9a-f]{12}):[~/]", "@")),
     ("store_python", _p(r"(PythonSoftwareFoundation\.Python\.3\.\d+|WindowsApps\\python|LocalCache\\local-packages)",
                         'PythonSoftwareFoundation', 'WindowsApps\\python', 'LocalCache\\local-packages')),
     # a Unix shell prompt (user@host:~$) or absolute Linux paths

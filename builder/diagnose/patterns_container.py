@@ -159,6 +159,14 @@ NGC = [
     ("ngc_sm_too_new", _p(r"Detected ([^\n]{1,80}?) GPU,? which is not yet supported in this version of (?:the )?"
                           r"container", "which is not yet supported in this version of")),
     ("ngc_no_supported_gpu", _p(r"No supported GPU\(s\) detected to run this container")),
+    # moby's oci.DevicesFromPath for `--device /dev/nvidia...` (oci/devices_linux.go "error gathering device
+    # information while adding custom device %q: %s"; iSulad's "Error gathering device information while adding
+    # device"): the host has no such node (its kernel module not loaded yet; Docker Desktop's VM and WSL 2 have none)
+    # nvidia-docker 1.x's plugin loading nvidia-uvm with `nvidia-modprobe -u -c=0` (src/nvidia/nvidia.go LoadUVM:
+    # "Could not load UVM kernel module. Is nvidia-modprobe installed?"; its first releases without the question)
+    ("uvm_load_failed", _p(r"Could not load UVM kernel module")),
+    ("device_node_missing", _p(r"[Ee]rror gathering device information while adding (?:custom )?device \\?\"?"
+                               r"(/dev/nvidia[\w-]*)", "rror gathering device information")),
     # advice, never a cause: "NOTE: The SHMEM allocation limit is set to the default of 64MB.  This may be
     # insufficient for %s.  NVIDIA recommends the use of the following flags:" and its `docker run ... --ipc=host` line
     ("ngc_shmem", _p(r"The SHMEM allocation limit is set to the default of 64MB", "SHMEM allocation limit")),

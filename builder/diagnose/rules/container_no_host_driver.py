@@ -2,7 +2,8 @@
 is not loaded, or the driver does not answer (src/driver.c "nvml error", xfuncs.h "load library failed",
 rpc.h "rpc error"); nvidia-ctk finding no NVML when it generates a CDI spec. In rootless Docker or Podman the
 toolkit cannot write the device cgroup (src/cgroup.c, cgroup_legacy.c): the host driver is there but out of
-reach the same way, and the fix is the toolkit's no-cgroups setting."""
+reach the same way, and the fix is the toolkit's no-cgroups setting. Docker refusing a `--device /dev/nvidia...` the
+host does not have (moby's "error gathering device information") is the kernel module not loaded yet."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -39,6 +40,12 @@ def check(log, ctx):
     plugin = [ev for ev in log.all("nvml_lib_missing") if host_nvml(log, ev)][:1]
     if plugin and not evidence:
         return _host_nvml(plugin)
+    node = log.first("device_node_missing")
+    if node and not evidence:
+        return _device_node_missing(node)
+    uvm = log.first("uvm_load_failed")
+    if uvm and not evidence:
+        return _uvm_load_failed(log, uvm)
     if not evidence:
         return None
     detail = evidence[0].groups[1] if evidence[0].kind == "nvc_error" else evidence[0].groups[0]
@@ -93,6 +100,38 @@ def _host_nvml(evidence):
             "replaces it")
     return _finding(t("nvidia-docker cannot load the host driver's NVML library"), evidence, cause, fix,
                     also=("container-toolkit-missing",))
+
+
+def _device_node_missing(ev):
+    """Docker found no /dev/nvidia* node on the host for a device the container asks for: the kernel module that
+    makes it is not loaded. nvidia-uvm loads only when a CUDA program first runs; `nvidia-modprobe -u -c=0` loads it
+    and makes /dev/nvidia-uvm and /dev/nvidia-uvm-tools (NVIDIA/nvidia-modprobe modprobe-utils nvidia_uvm_mknod)."""
+    node = ev.groups[0]
+    cause = t("The container asks for {node}, which the host does not have: the NVIDIA kernel module that makes it is "
+              "not loaded (after a reboot nvidia-uvm loads only when a CUDA program first runs), or the host has no "
+              "NVIDIA driver (Docker Desktop's VM and WSL 2 have no /dev/nvidia* at all).", node=node)
+    fix = t("on the host run `sudo nvidia-modprobe -u -c=0` (it loads nvidia-uvm and makes /dev/nvidia-uvm and "
+            "/dev/nvidia-uvm-tools) or any CUDA program, check that `nvidia-smi` lists the GPU, then start the "
+            "container; better, ask for the GPU with `--gpus all` instead of `--device /dev/nvidia...`: the NVIDIA "
+            "container toolkit then loads the modules and passes the devices itself (the only way on Docker Desktop "
+            "and WSL 2)")
+    return _finding(t("The host has no {node} for the container", node=node), [ev], cause, fix)
+
+
+def _uvm_load_failed(log, ev):
+    """nvidia-docker 1.x could not load nvidia-uvm: nvidia-modprobe missing, or the driver's modules absent (the
+    kernel's or nvidia-smi's lines beside it say so)."""
+    evidence = [ev] + log.all("kmod_not_found")[:1] + log.all("smi_no_driver")[:1]
+    cause = t("nvidia-docker (1.x) runs `nvidia-modprobe -u -c=0` on the host to load the NVIDIA Unified Memory "
+              "module (nvidia-uvm), and it failed: nvidia-modprobe is not installed, or the driver's kernel modules "
+              "are missing or do not load (a kernel update without the driver rebuilt for it, a failed install).")
+    fix = t("make the host driver work first: `nvidia-smi` on the host must list the GPU (if it cannot communicate "
+            "with the driver, reinstall the NVIDIA driver for the running kernel and reboot); install nvidia-modprobe "
+            "(it comes with NVIDIA's driver packages) and check that `sudo nvidia-modprobe -u -c=0` succeeds, then "
+            "restart nvidia-docker; nvidia-docker 1.x is long retired: the NVIDIA Container Toolkit (`docker run "
+            "--gpus all`) replaces it")
+    return _finding(t("nvidia-docker cannot load the NVIDIA Unified Memory module"), evidence, cause, fix,
+                    also=("container-toolkit-missing", "libcuda-missing"))
 
 
 def _finding(title, evidence, cause, fix, tfenv=None, also=()):

@@ -100,8 +100,6 @@ def check(log, ctx):
               log.has("cuda_device_count", "cuinit", "cuda_error")][:1]
     if fabric:
         others += fabric + log.all("cuda_device_count")[:1]
-    if not ctx.container:  # a host that loads the compat libcuda (in a container: driver-too-old)
-        others += log.all("compat_not_supported")[:1]
     evidence = failed[:1] or others[:2]
     if not evidence:
         return None

@@ -1,4 +1,6 @@
-"""The loaded kernel module and the user-space driver library (libcuda) are different versions."""
+"""The loaded kernel module and the user-space driver library (libcuda) are different versions. Inside a container
+the toolkit mounts the host's own libraries, so a mismatch there is the host's (a driver update awaiting a reboot)
+or the image's: driver libraries it carries of another version."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -28,6 +30,13 @@ def check(log, ctx):
     fix = t("reboot (or unload and reload the nvidia kernel modules) so the module matches the libraries; if it "
             "persists, reinstall the driver so that both halves are the same version: remove every NVIDIA driver "
             "package (stale libnvidia-ml links included) and install one version, then `nvidia-smi` must work")
+    if ctx.container:  # the toolkit mounts the host's own libraries: a mismatch is the host's, or the image's copies
+        fix = t("run `nvidia-smi` on the host: if it fails the same way, the host is at fault: reboot it so the "
+                "module matches the libraries, and if that does not help reinstall the driver there (remove every "
+                "NVIDIA driver package, stale libnvidia-ml links included, and install one version); if it works on "
+                "the host, the image carries NVIDIA driver libraries of another version (a driver package installed "
+                "in it, a `docker commit` of a GPU container) that shadow the ones the NVIDIA container toolkit "
+                "mounts: remove them from the image")
     return Finding(ID, title,
                    [ev.line for ev in evidence], cause, fix, tfenv_way(ctx), rank=26,
                    supersedes=("no-gpu-visible", "cuinit-error"))

@@ -1,5 +1,8 @@
 """The NVIDIA driver is older than the CUDA runtime needs: directly (cudaErrorInsufficientDriver), through a
-container's compat libcuda (error 804, a kernel/DSO mismatch), or as NGC images' start-up driver check says."""
+forward-compatibility libcuda (error 804 on a GPU without forward compatibility, a container's compat libcuda newer
+than the host's kernel module), or as NGC images' start-up driver check says. Error 804 reads as an old driver on a
+host too: cuda-compat is on the loader path only to stand in for a driver older than the CUDA in use (threads:
+a host whose driver was older than the CUDA asked; containers started on an older host driver)."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
@@ -37,10 +40,9 @@ def check(log, ctx):
     what = t("CUDA {cuda}", cuda=cuda) if cuda and not ngc else t("this CUDA runtime")
     cause = t("The NVIDIA driver {driver} is older than {what} needs (minimum {minimum}).", driver=driver or "",
               what=what, minimum=minimum) if minimum else t("The NVIDIA driver is older than {what} needs.", what=what)
-    if compat or (ngc and _forward_compat_refused(log)):
-        cause += " " + t("The container's CUDA forward-compatibility libraries work only on data-center GPUs with "
-                         "a supported driver branch; elsewhere the host driver must be new enough itself.")
-    fix = _fix(ctx, minimum, cuda, "" if ollama else driver, bool(compat or ngc))
+    host_compat = bool(compat) and not ctx.container
+    cause += _compat_cause(host_compat, compat or (ngc and _forward_compat_refused(log)))
+    fix = _fix(ctx, minimum, cuda, "" if ollama else driver, bool(compat or ngc) and not host_compat, host_compat)
     isa = log.first("ptx_isa")
     runs = _tested.cuda_for_ptx_isa(ctx, isa.groups[1]) if isa else ""
     if runs and evidence:  # the driver's JIT knows PTX up to its own CUDA's ISA
@@ -100,8 +102,18 @@ def _compat_refused(log, ctx, mismatch):
     compatibility (error 804)."""
     if ctx.container and mismatch and vkey(mismatch.groups[1]) > vkey(mismatch.groups[0]):
         return [mismatch] + log.all("libcuda_version")[:1] + log.all("kernel_version")[:1]
-    # (on a host it is cuda-compat on the loader path, whatever the driver: cuinit-error's)
-    return log.all("compat_not_supported")[:1] if ctx.container else []
+    # on a host too, cuda-compat standing in for a driver older than the CUDA in use; but a host whose libcuda is
+    # newer than its kernel module is a driver update awaiting a reboot (driver-dso-mismatch)
+    return [] if mismatch and not ctx.container else log.all("compat_not_supported")[:1]
+
+
+def _compat_cause(host_compat, refused):
+    """Why a forward-compatibility libcuda does not help: on a host it is cuda-compat standing in for the driver."""
+    if host_compat:
+        return " " + t("CUDA's forward-compatibility libcuda (the cuda-compat package) was loaded to stand in for it, "
+                       "and forward compatibility works only on data-center GPUs.")
+    return " " + t("The container's CUDA forward-compatibility libraries work only on data-center GPUs with a "
+                   "supported driver branch; elsewhere the host driver must be new enough itself.") if refused else ""
 
 
 def _forward_compat_refused(log):
@@ -130,9 +142,10 @@ def _asked(log, ctx):
     return cuda
 
 
-def _fix(ctx, minimum, cuda, driver, host):
+def _fix(ctx, minimum, cuda, driver, host, cuda_compat=False):
     """Update to the minimum of the CUDA asked for (the host's driver in a container), or keep this driver with a TF
-    built for a CUDA it runs (matrix.yaml: NVIDIA's driver table and TensorFlow's tested configurations)."""
+    built for a CUDA it runs (matrix.yaml: NVIDIA's driver table and TensorFlow's tested configurations); a host's
+    cuda-compat comes off the loader path either way."""
     runs = _tested.cuda_for_driver(ctx, driver) if driver else ""
     older_tf = _tested.newest_tf_for_cuda(ctx, runs) if runs else ""
     of = t(", the minimum of CUDA {cuda}", cuda=cuda) if minimum and cuda else ""
@@ -150,6 +163,9 @@ def _fix(ctx, minimum, cuda, driver, host):
                 "then reboot", minimum=minimum, of=of) if minimum else t(
             "update the NVIDIA driver to the version this CUDA needs (e.g. your distribution's nvidia-driver "
             "package), then reboot")
+        if cuda_compat:
+            fix += t(", and remove cuda-compat, CUDA's forward-compatibility package (or take its folder, such as "
+                     "/usr/local/cuda/compat, off LD_LIBRARY_PATH), so the driver's own libcuda loads")
     if ctx.container or host:
         return fix + (t("; or use an older image whose CUDA this driver runs (CUDA {runs} or older)", runs=runs) if runs
                       else t("; or use an older image whose CUDA this driver runs"))

@@ -120,7 +120,13 @@ def _no_driver_lines(log):
     return (log.all("no_cuda_drivers")[:1] + [ev for _, ev in failed[:1]] + cuinit[:1]
             + log.all("no_driver_running")[:1] + log.all("dev_missing")[:1] + log.all("smi_not_found")[:1]
             + log.all("cuda_error_text")[:1] + log.all("torch_no_driver")[:1] + log.all("no_device")[:1]
-            + log.all("ngc_no_driver")[:1])
+            + log.all("ngc_no_driver")[:1] + _ngc_no_gpu(log))
+
+
+def _ngc_no_gpu(log):
+    """NVIDIA's image found no GPU at all at start ("No supported GPU(s)" without its "not yet supported" line for a
+    GPU newer than the image: gpu-too-new's)."""
+    return [] if log.has("ngc_sm_too_new") else log.all("ngc_no_supported_gpu")[:1]
 
 
 def _run_without_gpu(log, ctx, no_driver):

@@ -99,6 +99,18 @@ CASES = [
     ("container-804", "failed call to cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility was "
      "attempted on non supported HW\nretrieving CUDA diagnostic information for host: 0123456789ab",
      "driver-too-old", "on the host"),
+    ("host-804", "E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: "
+     "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility was attempted on non supported HW",
+     "driver-too-old", "remove cuda-compat"),
+    ("host-804-after-driver-update", "E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: "
+     "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility was attempted on non supported HW\n"
+     "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:200] libcuda reported version is: 470.57.2\n"
+     "E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:313] kernel version 460.91.3 does not match DSO version "
+     "470.57.2 -- cannot find working devices in this configuration", "driver-dso-mismatch", "reboot"),
+    ("container-prompt-nvml-mismatch", "root@5561000296a4:~# nvidia-smi\nFailed to initialize NVML: Driver/library "
+     "version mismatch", "driver-dso-mismatch", "on the host"),
+    ("ngc-no-supported-gpu-without-gpus", "$ docker run -it --rm --net=host tritonserver-clients\n\n"
+     "ERROR: No supported GPU(s) detected to run this container", "no-gpu-visible", "--gpus all"),
     ("smi-418-cuda11", "| NVIDIA-SMI 418.87.01    Driver Version: 418.87.01    CUDA Version: 10.1     |\n"
      + fail("libcudart.so.11.0"), "driver-too-old", "460.32.03"),
     ("nvrm-api-mismatch", "NVRM: API mismatch: the client has the version 470.82.01, but\nNVRM: this kernel module "
