@@ -256,6 +256,10 @@ PATTERNS = LOADER + [
     ("container_path", _p(r"(/usr/local/nvidia/(?:lib|bin)|(?<![\w.])/__w/)", "/usr/local/nvidia/", "/__w/")),
     # docker-compose 1.x names a service's container name_1, Compose v2 name-1
     ("compose_prefix", _p(r"(?m)^([\w.-]{1,60}[_-]\d{1,3})\s+\|", ' | ', ' |\t')),
+    # a job scheduler's own output around the program's: Ray's worker prefix "(pid=3343)" / "(Trainable pid=12,
+    # ip=10.0.0.2)", Slurm's srun/slurmstepd and its environment: the process sees only the GPUs it was given
+    ("job_scheduler", _p(r"(\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\)|\bsrun: |\bslurmstepd: |\bSLURM_[A-Z_]+)",
+                         "pid=", "srun: ", "slurmstepd: ", "SLURM_")),
     # Docker names a container's host after its id (12 hex digits): a shell prompt inside one, root@3f4e5a6b7c8d:~#
     # (found by its "@", which few log lines have; ":/" would send every URL's line to the pattern)
     ("container_prompt", _p(r"@([0-9a-f]{12}):[~/]", "@")),

@@ -74,6 +74,10 @@ def check(log, ctx):
                 "settings or by a laptop's hybrid graphics, or not seated; on a cloud machine, choose an instance "
                 "type with an NVIDIA GPU); a GPU newer than the driver needs a newer driver, one older than the "
                 "driver's branch its legacy driver (`sudo dmesg | grep NVRM` says which)")
+    elif log.has("job_scheduler"):  # Ray and Slurm set CUDA_VISIBLE_DEVICES to the GPUs they assigned, none here
+        fix = t("a job scheduler started this process and shows it only the GPUs it assigned: ask it for one (Slurm: "
+                "`--gres=gpu:1`; Ray: `num_gpus=1` for the task, actor or trial), and check that nvidia-smi on that "
+                "node lists the GPU")
     else:
         fix = t("in a container (Docker, a Jupyter image): it was started without a GPU, start it with `docker run "
                 "--gpus all ...`; on the host: check that nvidia-smi lists the GPU, that CUDA_VISIBLE_DEVICES is not "

@@ -111,6 +111,12 @@ CASES = [
      "version mismatch", "driver-dso-mismatch", "on the host"),
     ("ngc-no-supported-gpu-without-gpus", "$ docker run -it --rm --net=host tritonserver-clients\n\n"
      "ERROR: No supported GPU(s) detected to run this container", "no-gpu-visible", "--gpus all"),
+    ("ray-worker-no-gpu", "Error: (pid=3343) 2019-08-13 11:02:51.856630: E tensorflow/stream_executor/cuda/"
+     "cuda_driver.cc:300] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+     "no-gpu-visible", "num_gpus=1"),
+    ("slurm-job-no-gpu", "srun: job 4242 queued and waiting for resources\nE tensorflow/stream_executor/cuda/"
+     "cuda_driver.cc:271] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+     "no-gpu-visible", "--gres=gpu:1"),
     ("smi-418-cuda11", "| NVIDIA-SMI 418.87.01    Driver Version: 418.87.01    CUDA Version: 10.1     |\n"
      + fail("libcudart.so.11.0"), "driver-too-old", "460.32.03"),
     ("nvrm-api-mismatch", "NVRM: API mismatch: the client has the version 470.82.01, but\nNVRM: this kernel module "
