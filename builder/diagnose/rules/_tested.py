@@ -50,6 +50,17 @@ def cuda_of_tf(ctx, tf):
     return row["cuda"] if row else ""
 
 
+def cudnn_of_tf(ctx, tf):
+    row = lines(ctx).get(line_of(tf))
+    return str(row["cudnn"]) if row else ""
+
+
+def lines_of_cudnn(ctx, cudnn):
+    """(first, last) TF line built with cuDNN `cudnn` (its major.minor), or None."""
+    found = [tf for tf, row in lines(ctx).items() if str(row["cudnn"]) == cudnn]
+    return (found[0], found[-1]) if found else None
+
+
 def cudnn_release(ctx, major):
     """(cuDNN, CUDA) of the newest TF line built with cuDNN `major` (a string: '5' -> ('5.1', '8')), or None."""
     found = [(row["cudnn"], row["cuda"]) for row in lines(ctx).values() if str(row["cudnn"]).split(".")[0] == major]

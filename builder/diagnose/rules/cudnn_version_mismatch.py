@@ -3,11 +3,12 @@ source was compiled with: Y"): an older copy first on the path, or, for TF 1.x, 
 
 Which cause wins: the mismatch line is why cuDNN then fails, so it ranks above what follows from it: cuDNN's
 init failures (cudnn-init-failed) and TF's "DNN library is not found" (missing-cudnn, which this finding replaces
-unless a cuDNN library also failed to load, a finding of its own ranked after this one)."""
+unless a cuDNN library also failed to load, a finding of its own ranked after this one). "DNN library is not found"
+without the mismatch line, with no cuDNN library failing to load, is read as the same refusal (_unusable)."""
 
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
-from builder.diagnose.rules import missing_cudnn
+from builder.diagnose.rules import _tested, missing_cudnn
 from builder.diagnose.rules._common import tfenv_way
 from builder.diagnose.versions import vkey
 
@@ -54,7 +55,7 @@ def check(log, ctx):
     ev = log.first("cudnn_mismatch")
     if not ev:
         torch = log.first("torch_cudnn_mismatch")
-        return _pytorch(ctx, torch) if torch else None
+        return _pytorch(ctx, torch) if torch else _unusable(log, ctx)
     loaded, built = dotted(ev.groups[0]), dotted(ev.groups[1])
     want = "{}.{}".format(*vkey(built)[:2]) if len(vkey(built)) > 1 else built
     major = vkey(built)[0]
@@ -92,3 +93,29 @@ def check(log, ctx):
     explained = ("cudnn-init-failed",) if missing_cudnn.not_loaded(log, ctx) else ("cudnn-init-failed", "missing-cudnn")
     return Finding(ID, t("cuDNN {loaded} was loaded; TF was compiled with {built}", loaded=loaded, built=built),
                    [ev.line], cause, fix, tfenv_way(ctx), rank=35, supersedes=explained)
+
+
+def _unusable(log, ctx):
+    """TF's "DNN library is not found" where no cuDNN library failed to load and cuDNN's handle did not fail: TF
+    registers a GPU only once its libraries open, so a cuDNN loaded and TF's cuDNN plugin then refused it, which is
+    the version check (the mismatch line above it, when the paste has it: Colab's runtime with TF 2.9, a conda or
+    system copy older than TF's own first on the path)."""
+    # (TF's own words; the kind also holds other programs' "cuDNN not found" and TF 0.x's "Unable to load cuDNN DSO")
+    ev = next((e for e in log.all("dnn_not_found") if "DNN library is not found" in log.line_text(e.line)), None)
+    if not ev or missing_cudnn.not_loaded(log, ctx) or log.has("cudnn_status"):
+        return None
+    want = _tested.cudnn_of_tf(ctx, ctx.tf.value) if ctx.tf else ""
+    span = None if want else _tested.lines_of_cudnn(ctx, "8.1")
+    which = t("cuDNN {want}, the one TF {tf} was built with", want=want, tf=ctx.tf.value) if want else t(
+        "the cuDNN this TF release was built with (TF {first} to {last}: cuDNN 8.1; `pip show tensorflow` gives the "
+        "release)", first=span[0], last=span[1]) if span else t("the cuDNN this TF release was built with")
+    cause = t("TF found a cuDNN but could not use it (TF opens the GPU only when cuDNN loads, so it loaded): most "
+              "often a cuDNN older than the one TF was built with comes first, and TF's cuDNN version line, when "
+              "printed, says which.")
+    where = t("`ldconfig -p | grep cudnn` and LD_LIBRARY_PATH list the copies (a system libcudnn package, a conda "
+              "cudnn, a torch wheel's nvidia-cudnn)") if ctx.linux_like else t(
+        "`where cudnn64_8.dll` lists the copies in PATH order")
+    fix = t("install {which} and make it the copy that loads: {where}; or install the TF release built for the cuDNN "
+            "you have", which=which, where=where)
+    return Finding(ID, t("TF loaded a cuDNN it cannot use"), [ev.line], cause, fix, tfenv_way(ctx), rank=35,
+                   supersedes=("missing-cudnn",))

@@ -117,6 +117,17 @@ CASES = [
     ("slurm-job-no-gpu", "srun: job 4242 queued and waiting for resources\nE tensorflow/stream_executor/cuda/"
      "cuda_driver.cc:271] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
      "no-gpu-visible", "--gres=gpu:1"),
+    ("dnn-not-found-tf29", "I tensorflow/core/util/util.cc:169] TensorFlow 2.9.1\nNode: 'sequential/conv2d/Conv2D'\n"
+     "DNN library is not found.", "cudnn-version-mismatch", "cuDNN 8.1"),
+    ("dnn-not-found-cudnn-missing", "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+     "dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or "
+     "directory\nDNN library is not found.", "missing-cudnn", "cuDNN"),
+    ("cudnn-not-initialized-under-old-driver", "I tensorflow/stream_executor/dso_loader.cc:139] successfully opened "
+     "CUDA library libcublas.so.9.0 locally\nE tensorflow/stream_executor/cuda/cuda_dnn.cc:385] could not create cudnn "
+     "handle: CUDNN_STATUS_NOT_INITIALIZED\nI tensorflow/stream_executor/cuda/cuda_diagnostics.cc:369] driver version "
+     "file contents: \"\"\"NVRM version: NVIDIA UNIX x86_64 Kernel Module  384.69  Wed Aug 16 19:34:54 PDT 2017\n"
+     "E tensorflow/stream_executor/cuda/cuda_dnn.cc:393] possibly insufficient driver version: 384.69.0",
+     "driver-too-old", "384.81"),
     ("smi-418-cuda11", "| NVIDIA-SMI 418.87.01    Driver Version: 418.87.01    CUDA Version: 10.1     |\n"
      + fail("libcudart.so.11.0"), "driver-too-old", "460.32.03"),
     ("nvrm-api-mismatch", "NVRM: API mismatch: the client has the version 470.82.01, but\nNVRM: this kernel module "
