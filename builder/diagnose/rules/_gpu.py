@@ -83,11 +83,13 @@ def singularity_without_nv(log):
 
 def fatal(log, ev):
     """A library failure that stopped the program (TF 1.x's self-check, an exception a loader raised: ImportError,
-    OSError, ctypes' FileNotFoundError "Could not find module"), not a warning."""
+    OSError, ctypes' FileNotFoundError "Could not find module"; glibc's ld.so refusing to start a program linked
+    against it: "error while loading shared libraries"), not a warning."""
     text = log.line_text(ev.line)
     kinds = ("torch_no_driver", "no_driver_lib", "nvml_init", "smi_no_nvml")
     return ev.kind in kinds or any(word in text for word in ("ImportError", "Could not find '", "OSError",
-                                                              "Could not find module '"))
+                                                              "Could not find module '",
+                                                              "error while loading shared libraries"))
 
 
 def cpu_only(log):

@@ -74,6 +74,10 @@ WINDOWS = {
                                    "move them to the GPU in the main process",
 }
 DEFAULT = "CUDA_ERROR_UNKNOWN"
+# the case most 500s in containers are: the toolkit's WSL driver list gained it in v1.15.0 (its CHANGELOG: "Added
+# detection of libnvdxgdmal.so.1 on WSL2"); Docker Desktop 4.31 as the threads with the 555 driver found (logs only)
+LIBNVDXGDMAL = (" (the Windows NVIDIA driver 555 added libnvdxgdmal.so.1: the NVIDIA container toolkit mounts it from "
+                "1.15.0, Docker Desktop from 4.31)")
 # lines only a host prints (its kernel module, its driver packages): a log with one is no container's
 HOST_SIGNS = ("nvrm", "kernel_version", "linux_driver_pkg", "kmod_not_found", "modprobe_error")
 # CUresult numbers (builder.diagnose.cuda_results) for results TF prints as "UNKNOWN ERROR (N)" or PyTorch as "code N"
@@ -138,11 +142,11 @@ def _fix(name, log, ctx):
         fix = t("the container got an incomplete set of the driver's libraries: the NVIDIA container toolkit (Docker "
                 "Desktop on Windows) is older than the host's or the Windows NVIDIA driver and does not mount a "
                 "library the newer driver needs; update Docker Desktop or the NVIDIA container toolkit, or go back "
-                "to the previous driver until it is")
+                "to the previous driver until it is") + t(LIBNVDXGDMAL)
     elif name == "CUDA_ERROR_NOT_FOUND" and not (ctx.windows or ctx.wsl or log.has(*HOST_SIGNS)):
         # the log cannot tell a container from a host: both, each labelled (most pastes are Docker Desktop's)
         fix = t("in a container (Docker Desktop, the NVIDIA container toolkit): it got an incomplete set of the "
                 "driver's libraries, update Docker Desktop or the NVIDIA container toolkit to a release that knows "
                 "the installed driver; on a host: reinstall the NVIDIA driver so that all its libraries come from one "
-                "version")
+                "version") + t(LIBNVDXGDMAL)
     return fix

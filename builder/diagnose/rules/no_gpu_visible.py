@@ -118,8 +118,10 @@ def _no_driver_lines(log):
     """Lines saying the process found no NVIDIA driver or device."""
     cuinit = [ev for ev in log.all("cuinit") if any(code in ev.groups[0] for code in ("NO_DEVICE", "(303)", "(-1)"))]
     failed = libcuda_failures(log)
-    # TF's import stopping on libcuda.so.1 is libcuda-missing (the docstring); PyTorch's check is a no-driver line
-    if any(fatal(log, ev) and ev.kind not in ("torch_no_driver", "nvml_init") for _, ev in failed):
+    # TF's import stopping on libcuda.so.1 is libcuda-missing (the docstring); PyTorch's check and ld.so refusing to
+    # start a program linked against it are no-driver lines
+    if any(fatal(log, ev) and ev.kind not in ("torch_no_driver", "nvml_init")
+           and "error while loading shared libraries" not in log.line_text(ev.line) for _, ev in failed):
         return []
     return (log.all("no_cuda_drivers")[:1] + [ev for _, ev in failed[:1]] + cuinit[:1]
             + log.all("no_driver_running")[:1] + log.all("dev_missing")[:1] + log.all("smi_not_found")[:1]

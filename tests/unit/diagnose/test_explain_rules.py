@@ -128,6 +128,15 @@ CASES = [
      "file contents: \"\"\"NVRM version: NVIDIA UNIX x86_64 Kernel Module  384.69  Wed Aug 16 19:34:54 PDT 2017\n"
      "E tensorflow/stream_executor/cuda/cuda_dnn.cc:393] possibly insufficient driver version: 384.69.0",
      "driver-too-old", "384.81"),
+    ("ldso-libcuda-program-cannot-start", "$ ./basecaller --device cuda:0\nbasecaller: error while loading shared "
+     "libraries: libcuda.so.1: cannot open shared object file: No such file or directory", "libcuda-missing",
+     "install the NVIDIA driver"),
+    ("ldso-libcuda-in-container-without-gpus", "$ docker run --rm -it sdcpp:cuda ./sd -m model.gguf\n./sd: error while "
+     "loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory",
+     "no-gpu-visible", "--gpus all"),
+    ("docker-desktop-cuinit-500", "$ docker run --gpus all --rm tensorflow/tensorflow:latest-gpu python -c 'import "
+     "tensorflow as tf'\nE external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:282] failed call to cuInit: "
+     "CUDA_ERROR_NOT_FOUND: named symbol not found", "cuinit-error", "libnvdxgdmal.so.1"),
     ("smi-418-cuda11", "| NVIDIA-SMI 418.87.01    Driver Version: 418.87.01    CUDA Version: 10.1     |\n"
      + fail("libcudart.so.11.0"), "driver-too-old", "460.32.03"),
     ("nvrm-api-mismatch", "NVRM: API mismatch: the client has the version 470.82.01, but\nNVRM: this kernel module "
