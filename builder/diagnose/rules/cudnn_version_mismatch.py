@@ -112,9 +112,14 @@ def _unusable(log, ctx):
     cause = t("TF found a cuDNN but could not use it (TF opens the GPU only when cuDNN loads, so it loaded): most "
               "often a cuDNN older than the one TF was built with comes first, and TF's cuDNN version line, when "
               "printed, says which.")
-    where = t("`ldconfig -p | grep cudnn` and LD_LIBRARY_PATH list the copies (a system libcudnn package, a conda "
-              "cudnn, a torch wheel's nvidia-cudnn)") if ctx.linux_like else t(
-        "`where cudnn64_8.dll` lists the copies in PATH order")
+    if ctx.windows:
+        where = t("`where cudnn64_8.dll` lists the copies in PATH order")
+    elif ctx.linux_like:
+        where = t("`ldconfig -p | grep cudnn` and LD_LIBRARY_PATH list the copies (a system libcudnn package, a conda "
+                  "cudnn, a torch wheel's nvidia-cudnn)")
+    else:  # a notebook's traceback alone (Colab's) says nothing of the platform
+        where = t("Linux: `ldconfig -p | grep cudnn` and LD_LIBRARY_PATH list the copies; Windows: `where "
+                  "cudnn64_8.dll`")
     fix = t("install {which} and make it the copy that loads: {where}; or install the TF release built for the cuDNN "
             "you have", which=which, where=where)
     return Finding(ID, t("TF loaded a cuDNN it cannot use"), [ev.line], cause, fix, tfenv_way(ctx), rank=35,
