@@ -241,11 +241,16 @@ def _cuda_present(log):
     return Fact("")
 
 
+# the lines that state the driver's version, the first found wins: nvidia-smi's header, TF's diagnostics of the
+# kernel module (its own line and the NVRM one) and of libcuda
+DRIVER_KINDS = ("smi_header", "kernel_version", "nvrm", "libcuda_version")
+
+
 def _driver(log):
     ev = log.first("smi_header")
     if ev:
         return Fact(ev.groups[0], ev.line, "nvidia-smi")
-    for kind in ("kernel_version", "nvrm", "libcuda_version"):
+    for kind in DRIVER_KINDS[1:]:
         ev = log.first(kind)
         if ev and vkey(ev.groups[0]):
             return Fact(as_printed(ev.groups[0]), ev.line, kind.replace("_", " "))

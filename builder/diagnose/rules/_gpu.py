@@ -81,6 +81,10 @@ def singularity_without_nv(log):
     return (starts or found)[:1]
 
 
+# glibc's ld.so refusing to start a program linked against a library it cannot find (elf/rtld.c)
+LDSO_REFUSED = "error while loading shared libraries"
+
+
 def fatal(log, ev):
     """A library failure that stopped the program (TF 1.x's self-check, an exception a loader raised: ImportError,
     OSError, ctypes' FileNotFoundError "Could not find module"; glibc's ld.so refusing to start a program linked
@@ -88,8 +92,7 @@ def fatal(log, ev):
     text = log.line_text(ev.line)
     kinds = ("torch_no_driver", "no_driver_lib", "nvml_init", "smi_no_nvml")
     return ev.kind in kinds or any(word in text for word in ("ImportError", "Could not find '", "OSError",
-                                                              "Could not find module '",
-                                                              "error while loading shared libraries"))
+                                                              "Could not find module '", LDSO_REFUSED))
 
 
 def cpu_only(log):

@@ -105,6 +105,7 @@ def _unusable(log, ctx):
     if not ev or missing_cudnn.not_loaded(log, ctx) or log.has("cudnn_status"):
         return None
     want = _tested.cudnn_of_tf(ctx, ctx.tf.value) if ctx.tf else ""
+    # (the message is TF 2.x's, and most of its lines, 2.5 to 2.11, share cuDNN 8.1; TF 1.x's cuDNN 7 is not its)
     span = None if want else _tested.lines_of_cudnn(ctx, "8.1")
     which = t("cuDNN {want}, the one TF {tf} was built with", want=want, tf=ctx.tf.value) if want else t(
         "the cuDNN this TF release was built with (TF {first} to {last}: cuDNN 8.1; `pip show tensorflow` gives the "

@@ -4,6 +4,7 @@ than the host's kernel module), or as NGC images' start-up driver check says. Er
 host too: cuda-compat is on the loader path only to stand in for a driver older than the CUDA in use (threads:
 a host whose driver was older than the CUDA asked; containers started on an older host driver)."""
 
+from builder.diagnose.context import DRIVER_KINDS
 from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules import _tested
@@ -11,10 +12,9 @@ from builder.diagnose.rules._common import cuda_for_tf, lines, tfenv_way
 from builder.diagnose.versions import vkey
 
 ID = "driver-too-old"
-# where the log states the driver's version (Context.driver's "how"): nvidia-smi's header, TF's diagnostics of the
-# kernel module and of libcuda; a version below the CUDA's minimum is the finding on its own
-DRIVER_LINES = {"nvidia-smi": "smi_header", "kernel version": "kernel_version", "nvrm": "nvrm",
-                "libcuda version": "libcuda_version"}
+# cuDNN's or cuBLAS's start failing under a driver older than its CUDA's minimum is that driver's doing (TF 1.x's
+# cuda_dnn.cc follows CUDNN_STATUS_NOT_INITIALIZED with "possibly insufficient driver version")
+DOWNSTREAM = ("cudnn-init-failed", "cublas-init-failed")
 
 
 def check(log, ctx):
@@ -37,8 +37,9 @@ def check(log, ctx):
         evidence, minimum, driver = [ollama] + evidence, ollama.groups[1], driver or ollama.groups[0]
     elif compat and mismatch and not minimum:  # the image's compat libcuda is the driver its CUDA was built for
         minimum = mismatch.groups[1]
-    if driver and minimum and vkey(driver) < vkey(minimum) and ctx.driver.how in DRIVER_LINES:
-        evidence = evidence + [log.first(DRIVER_LINES[ctx.driver.how])]
+    below = bool(driver and minimum and vkey(driver) < vkey(minimum))
+    if below:  # the log's own line stating the driver's version is then the finding on its own
+        evidence = evidence + [ev for kind in DRIVER_KINDS for ev in log.all(kind) if ev.line == ctx.driver.line][:1]
     if not evidence:
         return None
     what = t("CUDA {cuda}", cuda=cuda) if cuda and not ngc else t("this CUDA runtime")
@@ -74,14 +75,8 @@ def check(log, ctx):
     return Finding(ID, t("The NVIDIA driver is too old for {what}", what=what), lines(evidence), cause, fix,
                    tfenv_way(ctx) + t(" (or pick an environment whose CUDA this driver runs: `tfenv doctor` says "
                                       "which)"),
-                   rank=24, supersedes=("driver-dso-mismatch", "no-gpu-visible", "cuinit-error") + _downstream(
-                       driver, minimum))
-
-
-def _downstream(driver, minimum):
-    """cuDNN's or cuBLAS's start failing under a driver older than its CUDA's minimum is that driver's doing (TF 1.x's
-    cuda_dnn.cc follows CUDNN_STATUS_NOT_INITIALIZED with "possibly insufficient driver version")."""
-    return ("cudnn-init-failed", "cublas-init-failed") if driver and minimum and vkey(driver) < vkey(minimum) else ()
+                   rank=24, supersedes=("driver-dso-mismatch", "no-gpu-visible", "cuinit-error") + (
+                       DOWNSTREAM if below else ()))
 
 
 def _nvenc(log, ctx):

@@ -16,7 +16,7 @@ from builder.diagnose.finding import Finding
 from builder.diagnose.i18n import t
 from builder.diagnose.rules import missing_cuda_runtime
 from builder.diagnose.rules._common import tfenv_way, wsl_lib
-from builder.diagnose.rules._gpu import fatal, libcuda_failures, module_found_no_gpu
+from builder.diagnose.rules._gpu import LDSO_REFUSED, fatal, libcuda_failures, module_found_no_gpu
 from builder.diagnose.versions import family
 
 ID = "no-gpu-visible"
@@ -121,7 +121,7 @@ def _no_driver_lines(log):
     # TF's import stopping on libcuda.so.1 is libcuda-missing (the docstring); PyTorch's check and ld.so refusing to
     # start a program linked against it are no-driver lines
     if any(fatal(log, ev) and ev.kind not in ("torch_no_driver", "nvml_init")
-           and "error while loading shared libraries" not in log.line_text(ev.line) for _, ev in failed):
+           and LDSO_REFUSED not in log.line_text(ev.line) for _, ev in failed):
         return []
     return (log.all("no_cuda_drivers")[:1] + [ev for _, ev in failed[:1]] + cuinit[:1]
             + log.all("no_driver_running")[:1] + log.all("dev_missing")[:1] + log.all("smi_not_found")[:1]
